@@ -1,0 +1,108 @@
+/*
+ * members.c
+ *		Which processes belong to this PostgreSQL server.
+ */
+#include "compat.h"
+
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "utils/guc.h"
+
+#include "members.h"
+#include "procfs.h"
+#include "sample.h"
+
+void
+procmem_check_proc_visible(void)
+{
+	procfs_stat self;
+
+	/* a standalone backend has no postmaster to compare with */
+	if (!IsUnderPostmaster)
+		return;
+	if (procmem_read_stat(0, &self) != PROCFS_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("could not read /proc/self/stat"),
+				 errhint("pg_procmem needs a mounted /proc.")));
+	if (self.ppid != PostmasterPid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("/proc does not show this server's processes"),
+				 errdetail("/proc/self/stat names parent %lld, but the postmaster is PID %d.",
+						   (long long) self.ppid, (int) PostmasterPid),
+				 errhint("Is /proc mounted from another PID namespace?")));
+}
+
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t		x = *(const pid_t *) a;
+	pid_t		y = *(const pid_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+pid_t *
+procmem_candidates(int *n)
+{
+	uint32		nprocs = ProcGlobal->allProcCount;
+	/* children: backends, auxiliary processes, dead-end and no-PGPROC ones */
+	int			child_cap = 2 * (int) nprocs + 64;
+	pid_t	   *pids = palloc((1 + nprocs + child_cap) * sizeof(pid_t));
+	int			count = 0;
+	int			nchildren;
+	int			out;
+
+	pids[count++] = PostmasterPid;
+	for (uint32 i = 0; i < nprocs; i++)
+	{
+		/* an int read is atomic; a stale value is weeded out later */
+		pid_t		pid = ProcGlobal->allProcs[i].pid;
+
+		if (pid > 0)
+			pids[count++] = pid;
+	}
+	nchildren = procfs_children(PostmasterPid, pids + count, child_cap);
+	if (nchildren > 0)
+		count += nchildren;
+
+	qsort(pids, count, sizeof(pid_t), pid_cmp);
+	out = 0;
+	for (int i = 0; i < count; i++)
+		if (out == 0 || pids[out - 1] != pids[i])
+			pids[out++] = pids[i];
+	*n = out;
+	return pids;
+}
+
+bool
+procmem_is_member(pid_t pid)
+{
+	procfs_stat st;
+
+	if (pid == PostmasterPid)
+		return true;
+	return pid > 0 && procmem_read_stat(pid, &st) == PROCFS_OK &&
+		!procfs_stat_dead(&st) && st.ppid == PostmasterPid;
+}
+
+bool
+procmem_has_pgproc(pid_t pid)
+{
+	return BackendPidGetProc(pid) != NULL || AuxiliaryPidGetProc(pid) != NULL;
+}
+
+void
+procmem_title_type(pid_t pid, char *out, size_t outsz)
+{
+	char		buf[256];
+	size_t		len;
+
+	out[0] = '\0';
+	if (procfs_read_file(pid, "cmdline", buf, sizeof(buf), &len) == PROCFS_OK)
+		procfs_title_to_type(buf, len, cluster_name, out, outsz);
+	/* no PostgreSQL title yet: forked, not yet initialized */
+	if (out[0] == '\0')
+		strlcpy(out, "postmaster child", outsz);
+}

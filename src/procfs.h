@@ -1,0 +1,129 @@
+/*
+ * procfs.h
+ *		Parsers and readers for Linux /proc/<pid> files.
+ *
+ * Plain C, no PostgreSQL headers: unit-tested on fixture files and fuzzed.
+ * Every reader and parser copes with short reads, missing fields, unknown
+ * fields, garbage and absurd values; nothing here allocates or aborts.
+ *
+ * A figure the kernel did not provide is PROCFS_MISSING (-1), one that was
+ * present but garbage or out of range is negative too: negative means "no
+ * figure", never 0.
+ */
+#ifndef PROCMEM_PROCFS_H
+#define PROCMEM_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROCFS_MISSING	(-1)
+
+/* Outcome of reading one /proc file. */
+typedef enum procfs_result
+{
+	PROCFS_OK = 0,				/* read to the end */
+	PROCFS_GONE,				/* ENOENT/ESRCH: no such process (any more) */
+	PROCFS_UNREADABLE			/* any other failure, or an empty file */
+} procfs_result;
+
+/*
+ * Splits a byte stream into lines, handing each complete line (without its
+ * '\n') to a callback. A line longer than the carry buffer is dropped whole:
+ * only smaps mapping headers with long paths get that long, and they carry
+ * no figure we use.
+ */
+typedef void (*procfs_line_fn) (void *arg, const char *line, size_t len);
+
+typedef struct procfs_lines
+{
+	procfs_line_fn fn;
+	void	   *arg;
+	size_t		carry_len;
+	int			overlong;		/* inside a line being dropped */
+	char		carry[512];
+} procfs_lines;
+
+extern void procfs_lines_init(procfs_lines *lb, procfs_line_fn fn, void *arg);
+extern void procfs_lines_feed(procfs_lines *lb, const char *buf, size_t len);
+extern void procfs_lines_finish(procfs_lines *lb);
+
+/* Figures from /proc/<pid>/status; bytes unless noted. */
+typedef struct procfs_status
+{
+	int64_t		vm_peak;		/* VmPeak */
+	int64_t		vm_hwm;			/* VmHWM: peak RSS */
+	int64_t		vm_rss;			/* VmRSS */
+	int64_t		rss_anon;		/* RssAnon (>= 4.5) */
+	int64_t		rss_file;		/* RssFile (>= 4.5) */
+	int64_t		rss_shmem;		/* RssShmem (>= 4.5) */
+	int64_t		vm_pte;			/* VmPTE: page tables */
+	int64_t		vm_swap;		/* VmSwap */
+	int64_t		hugetlb;		/* HugetlbPages (>= 4.4) */
+	int64_t		ppid;			/* PPid (a pid, not bytes) */
+} procfs_status;
+
+/* Figures from /proc/<pid>/smaps_rollup, or summed over /proc/<pid>/smaps. */
+typedef struct procfs_smaps
+{
+	int64_t		rss;			/* Rss */
+	int64_t		pss;			/* Pss */
+	int64_t		pss_anon;		/* Pss_Anon (>= 5.3) */
+	int64_t		pss_file;		/* Pss_File (>= 5.3) */
+	int64_t		pss_shmem;		/* Pss_Shmem (>= 5.3) */
+	int64_t		private_clean;	/* Private_Clean */
+	int64_t		private_dirty;	/* Private_Dirty */
+	int64_t		swap;			/* Swap */
+	int64_t		swap_pss;		/* SwapPss (>= 4.3) */
+} procfs_smaps;
+
+/* Fields of /proc/<pid>/stat that identify a process. */
+typedef struct procfs_stat
+{
+	char		state;			/* R, S, D, Z, X, ... */
+	int64_t		ppid;
+	uint64_t	starttime;		/* clock ticks after boot */
+} procfs_stat;
+
+/* Parsers: fill *out from the text; return the number of fields found. */
+extern void procfs_status_init(procfs_status *st);
+extern void procfs_status_line(void *st, const char *line, size_t len);
+extern int	procfs_status_count(const procfs_status *st);
+
+extern void procfs_smaps_init(procfs_smaps *sm);
+extern void procfs_smaps_line(void *sm, const char *line, size_t len);
+extern int	procfs_smaps_count(const procfs_smaps *sm);
+
+extern int	procfs_parse_stat(const char *buf, size_t len, procfs_stat *out);
+extern int	procfs_stat_dead(const procfs_stat *st);	/* zombie or dead */
+extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
+
+/*
+ * Turns a process title read from /proc/<pid>/cmdline ("postgres: [cluster:]
+ * logger") into a backend type ("logger"). cluster_name may be NULL or "".
+ * Writes "" when the title is not a PostgreSQL one (e.g. a child that was
+ * just forked and still carries the postmaster's command line).
+ */
+extern void procfs_title_to_type(const char *cmdline, size_t len,
+								 const char *cluster_name,
+								 char *out, size_t outsz);
+
+/*
+ * Readers for /proc/<pid>/<name>. "pid" 0 means /proc/self. The whole-file
+ * reader NUL-terminates buf (cap includes the terminator); *len gets the
+ * byte count. A file larger than buf is read only in part (fine for stat,
+ * oom_score and cmdline, which we bound).
+ */
+extern procfs_result procfs_read_file(pid_t pid, const char *name,
+									  char *buf, size_t cap, size_t *len);
+extern procfs_result procfs_read_lines(pid_t pid, const char *name,
+									   procfs_line_fn fn, void *arg);
+
+/*
+ * Children of a process, from /proc/<pid>/task/<pid>/children when the
+ * kernel has it (CONFIG_PROC_CHILDREN), else by scanning every /proc/<n>/stat
+ * for PPid. Returns the number found (at most cap), or -1 when neither works.
+ */
+extern int	procfs_children(pid_t pid, pid_t *out, int cap);
+
+#endif							/* PROCMEM_PROCFS_H */
