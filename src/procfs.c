@@ -532,8 +532,8 @@ children_file(pid_t pid, pid_t *out, int cap)
 	return pl.n;
 }
 
-static int
-children_scan(pid_t pid, pid_t *out, int cap)
+int
+procfs_children_scan(pid_t pid, pid_t *out, int cap)
 {
 	DIR		   *dir = opendir("/proc");
 	struct dirent *de;
@@ -564,5 +564,5 @@ procfs_children(pid_t pid, pid_t *out, int cap)
 {
 	int			n = children_file(pid, out, cap);
 
-	return n >= 0 ? n : children_scan(pid, out, cap);
+	return n >= 0 ? n : procfs_children_scan(pid, out, cap);
 }

@@ -125,5 +125,6 @@ extern procfs_result procfs_read_lines(pid_t pid, const char *name,
  * for PPid. Returns the number found (at most cap), or -1 when neither works.
  */
 extern int	procfs_children(pid_t pid, pid_t *out, int cap);
+extern int	procfs_children_scan(pid_t pid, pid_t *out, int cap);	/* the fallback */
 
 #endif							/* PROCMEM_PROCFS_H */

@@ -1,0 +1,372 @@
+/*
+ * test_procfs.c
+ *		Unit tests of the /proc parsers and readers (TAP; run by `make unit`).
+ *
+ * Fixtures: test/fixtures/linux-*-* were captured from PostgreSQL processes
+ * by scripts/capture-fixtures (the process stopped, so smaps and
+ * smaps_rollup describe one moment); test/fixtures/handmade holds variants
+ * no kernel should produce. The live tests read this test's own processes.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "sample.h"
+#include "tap.h"
+
+#define KB(n) ((int64_t) (n) * 1024)
+
+static const char *fixtures;
+
+/* Reads a fixture file into a malloc'd buffer. */
+static char *
+slurp(const char *rel, size_t *len)
+{
+	char		path[1024];
+	FILE	   *f;
+	char	   *buf;
+	long		sz;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
+	f = fopen(path, "rb");
+	if (f == NULL)
+	{
+		printf("Bail out! cannot open fixture %s\n", path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(sz + 1);
+	*len = fread(buf, 1, sz, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Feeds a buffer to a line parser in chunks of the given size. */
+static void
+feed(const char *buf, size_t len, size_t chunk, procfs_line_fn fn, void *arg)
+{
+	procfs_lines lb;
+
+	procfs_lines_init(&lb, fn, arg);
+	for (size_t off = 0; off < len; off += chunk)
+		procfs_lines_feed(&lb, buf + off, len - off < chunk ? len - off : chunk);
+	procfs_lines_finish(&lb);
+}
+
+static procfs_status
+status_of(const char *rel)
+{
+	procfs_status st;
+	size_t		len;
+	char	   *buf = slurp(rel, &len);
+
+	procfs_status_init(&st);
+	feed(buf, len, len ? len : 1, procfs_status_line, &st);
+	free(buf);
+	return st;
+}
+
+static procfs_smaps
+smaps_of(const char *rel)
+{
+	procfs_smaps sm;
+	size_t		len;
+	char	   *buf = slurp(rel, &len);
+
+	procfs_smaps_init(&sm);
+	feed(buf, len, len ? len : 1, procfs_smaps_line, &sm);
+	free(buf);
+	return sm;
+}
+
+static void
+test_captured_status(void)
+{
+	procfs_status st = status_of("linux-6.18-backend/status");
+
+	is_i64(st.vm_peak, KB(224604), "status: VmPeak");
+	is_i64(st.vm_hwm, KB(37280), "status: VmHWM");
+	is_i64(st.vm_rss, KB(34380), "status: VmRSS");
+	is_i64(st.rss_anon, KB(3836), "status: RssAnon");
+	is_i64(st.rss_file, KB(8496), "status: RssFile");
+	is_i64(st.rss_shmem, KB(22048), "status: RssShmem");
+	is_i64(st.vm_pte, KB(188), "status: VmPTE");
+	is_i64(st.vm_swap, 0, "status: VmSwap 0 is a figure, not missing");
+	is_i64(st.hugetlb, 0, "status: HugetlbPages");
+	is_i64(st.ppid, 4304, "status: PPid is a bare number");
+	is_i64(st.rss_anon + st.rss_file + st.rss_shmem, st.vm_rss,
+		   "status: RssAnon + RssFile + RssShmem = VmRSS");
+	is_i64(procfs_status_count(&st), 10, "status: all 10 fields found");
+}
+
+static void
+test_captured_smaps(void)
+{
+	procfs_smaps r = smaps_of("linux-6.18-backend/smaps_rollup");
+	procfs_smaps s = smaps_of("linux-6.18-backend/smaps");
+	int64_t		parts = r.pss_anon + r.pss_file + r.pss_shmem;
+
+	is_i64(r.rss, KB(34380), "smaps_rollup: Rss");
+	is_i64(r.pss, KB(24149), "smaps_rollup: Pss");
+	is_i64(r.pss_anon, KB(2128), "smaps_rollup: Pss_Anon");
+	is_i64(r.pss_file, KB(3546), "smaps_rollup: Pss_File");
+	is_i64(r.pss_shmem, KB(18474), "smaps_rollup: Pss_Shmem");
+	is_i64(r.private_clean, KB(1980), "smaps_rollup: Private_Clean");
+	is_i64(r.private_dirty, KB(17080), "smaps_rollup: Private_Dirty");
+	is_i64(r.swap, 0, "smaps_rollup: Swap");
+	is_i64(r.swap_pss, 0, "smaps_rollup: SwapPss");
+	ok(parts <= r.pss && parts >= r.pss - KB(3),
+	   "smaps_rollup: Pss_Anon + Pss_File + Pss_Shmem = Pss, give or take kB rounding");
+
+	/* the same moment summed over every mapping of smaps */
+	is_i64(s.rss, r.rss, "smaps summed: Rss equals smaps_rollup's");
+	is_i64(s.private_clean, r.private_clean, "smaps summed: Private_Clean");
+	is_i64(s.private_dirty, r.private_dirty, "smaps summed: Private_Dirty");
+	is_i64(s.swap, r.swap, "smaps summed: Swap");
+	/* each mapping's Pss is rounded down to a kB; the rollup rounds once */
+	ok(s.pss <= r.pss && s.pss > r.pss - KB(1000),
+	   "smaps summed: Pss within per-mapping rounding of smaps_rollup's");
+	ok(s.pss_anon < 0, "smaps summed: no Pss_Anon per mapping, so none in the sum");
+}
+
+static void
+test_chunking(void)
+{
+	const char *files[] = {"linux-6.18-backend/status", "linux-6.18-backend/smaps"};
+
+	for (int f = 0; f < 2; f++)
+	{
+		size_t		len;
+		char	   *buf = slurp(files[f], &len);
+		size_t		chunks[] = {1, 2, 3, 7, 64, 511, 512, 513, 4096};
+		int			same = 1;
+		procfs_status st0, st;
+		procfs_smaps sm0, sm;
+
+		procfs_status_init(&st0);
+		procfs_smaps_init(&sm0);
+		feed(buf, len, len, procfs_status_line, &st0);
+		feed(buf, len, len, procfs_smaps_line, &sm0);
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+		{
+			procfs_status_init(&st);
+			procfs_smaps_init(&sm);
+			feed(buf, len, chunks[c], procfs_status_line, &st);
+			feed(buf, len, chunks[c], procfs_smaps_line, &sm);
+			same &= memcmp(&st, &st0, sizeof(st)) == 0 &&
+				memcmp(&sm, &sm0, sizeof(sm)) == 0;
+		}
+		ok(same, "%s: the same figures whatever the read chunk size", files[f]);
+		free(buf);
+	}
+}
+
+static void
+test_handmade(void)
+{
+	procfs_status st;
+	procfs_smaps sm;
+
+	st = status_of("handmade/status-old-kernel");
+	is_i64(st.vm_rss, KB(34380), "old kernel status: VmRSS still read");
+	ok(st.rss_anon == PROCFS_MISSING && st.rss_file == PROCFS_MISSING &&
+	   st.rss_shmem == PROCFS_MISSING && st.hugetlb == PROCFS_MISSING,
+	   "old kernel status: absent fields are missing, not 0");
+
+	st = status_of("handmade/status-odd");
+	is_i64(st.vm_rss, KB(1), "odd status: a known key after unknown look-alikes");
+	is_i64(st.vm_pte, KB(12), "odd status: trailing blank and CR tolerated");
+	ok(st.rss_anon < 0, "odd status: a unit other than kB is rejected");
+	ok(st.rss_file < 0, "odd status: a negative value is rejected");
+	is_i64(st.rss_shmem, KB(3), "odd status: no blank before kB is fine");
+
+	st = status_of("handmade/status-truncated");
+	is_i64(st.vm_rss, KB(34380), "truncated status: lines before the cut");
+	ok(st.vm_pte < 0, "truncated status: the cut line (no unit) is rejected");
+	ok(st.vm_swap == PROCFS_MISSING, "truncated status: lines after the cut are missing");
+
+	st = status_of("handmade/status-huge");
+	is_i64(st.vm_rss, INT64_C(9007199254740991) * 1024,
+		   "huge status: the largest kB figure that fits in bytes");
+	ok(st.vm_pte < 0, "huge status: one kB more overflows and is rejected");
+	ok(st.vm_swap < 0, "huge status: a 23-digit figure is rejected");
+	ok(st.vm_hwm < 0, "huge status: 2^64-1 is rejected");
+	is_i64(st.ppid, INT64_MAX, "huge status: a bare INT64_MAX fits");
+
+	sm = smaps_of("handmade/smaps-overflow");
+	ok(sm.rss < 0, "smaps: a sum that overflows is rejected, not wrapped");
+	is_i64(sm.pss, KB(3), "smaps: other sums unaffected");
+
+	sm = smaps_of("handmade/smaps_rollup-4.14");
+	ok(sm.pss_anon == PROCFS_MISSING && sm.pss_shmem == PROCFS_MISSING,
+	   "smaps_rollup before 5.3: no Pss_Anon/Pss_Shmem");
+	is_i64(sm.pss, KB(24149), "smaps_rollup before 5.3: Pss still read");
+
+	st = status_of("handmade/garbage");
+	is_i64(st.vm_rss, KB(12), "garbage: survives, and a valid line after it is read");
+}
+
+static void
+test_stat(void)
+{
+	procfs_stat st;
+	size_t		len;
+	char	   *buf;
+
+	buf = slurp("linux-6.18-backend/stat", &len);
+	ok(procfs_parse_stat(buf, len, &st) == 0, "stat: parsed");
+	ok(st.state == 'T', "stat: state");
+	is_i64(st.ppid, 4304, "stat: ppid");
+	is_i64((int64_t) st.starttime, 34840, "stat: starttime (field 22)");
+	free(buf);
+
+	buf = slurp("handmade/stat-odd-comm", &len);
+	ok(procfs_parse_stat(buf, len, &st) == 0 && st.state == 'S' && st.ppid == 4304 &&
+	   st.starttime == 34840, "stat: comm with blanks and parentheses");
+	free(buf);
+
+	buf = slurp("handmade/stat-truncated", &len);
+	ok(procfs_parse_stat(buf, len, &st) != 0, "stat: truncated before starttime fails");
+	free(buf);
+	ok(procfs_parse_stat("", 0, &st) != 0, "stat: empty fails");
+	ok(procfs_parse_stat("1 (x) S", 7, &st) != 0, "stat: no ppid fails");
+}
+
+static void
+test_numbers_and_titles(void)
+{
+	int64_t		v = 0;
+	char		out[64];
+	size_t		len;
+	char	   *buf;
+
+	ok(procfs_parse_int("666\n", 4, &v) == 0 && v == 666, "int: oom_score");
+	ok(procfs_parse_int("-1000\n", 6, &v) == 0 && v == -1000, "int: negative oom_score_adj");
+	ok(procfs_parse_int("", 0, &v) != 0, "int: empty fails");
+	ok(procfs_parse_int("-", 1, &v) != 0, "int: a lone sign fails");
+	ok(procfs_parse_int("12a", 3, &v) != 0, "int: trailing garbage fails");
+	ok(procfs_parse_int("99999999999999999999", 20, &v) != 0, "int: overflow fails");
+
+	buf = slurp("linux-6.18-logger/cmdline", &len);
+	procfs_title_to_type(buf, len, "fixture", out, sizeof(out));
+	ok(strcmp(out, "logger") == 0, "title: cluster_name prefix and NUL padding removed (%s)", out);
+	procfs_title_to_type(buf, len, "", out, sizeof(out));
+	ok(strcmp(out, "fixture: logger") == 0, "title: without cluster_name (%s)", out);
+	procfs_title_to_type(buf, len, "fixture", out, 4);
+	ok(strcmp(out, "log") == 0, "title: cut to the output size");
+	free(buf);
+	procfs_title_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, out, sizeof(out));
+	ok(out[0] == '\0', "title: a child still carrying the postmaster's command line");
+}
+
+static void
+count_line(void *arg, const char *line, size_t len)
+{
+	(void) line;
+	(void) len;
+	(*(int *) arg)++;
+}
+
+static void
+test_lines(void)
+{
+	char		buf[2000];
+	procfs_status st;
+	int			n = 0;
+	procfs_lines lb;
+
+	memset(buf, 'x', sizeof(buf));
+	memcpy(buf, "VmPTE:\t1 kB", 11);
+	memcpy(buf + 1985, "\nVmRSS:\t5 kB\n", 13);
+	procfs_status_init(&st);
+	feed(buf, 1998, 100, procfs_status_line, &st);
+	ok(st.vm_pte == PROCFS_MISSING, "lines: an over-long line is dropped whole");
+	is_i64(st.vm_rss, KB(5), "lines: the line after it is read");
+
+	procfs_lines_init(&lb, count_line, &n);
+	procfs_lines_feed(&lb, "a\nb\n\nc", 6);
+	procfs_lines_finish(&lb);
+	is_i64(n, 4, "lines: empty lines count, a last line without newline counts");
+}
+
+/* Live: this process and children it forks (real /proc, no mock). */
+static void
+test_live(void)
+{
+	procmem_sample s;
+	pid_t		kids[3];
+	pid_t		found[64];
+	pid_t		dead;
+	int			n, hits;
+	char		buf[64];
+	size_t		len;
+
+	ok(procmem_sample_read(getpid(), getppid(), &s) == SAMPLE_OK, "live: own sample");
+	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
+	   "live: 0 < pss <= rss");
+	ok(s.overhead > 0 && s.overhead < KB(256 * 1024), "live: overhead between 0 and 256 MB");
+	is_i64(s.unreadable, 0, "live: every file read");
+	ok(procmem_sample_read(getpid(), getppid() + 1, &s) == SAMPLE_NOT_CHILD,
+	   "live: another parent expected: not a child");
+
+	for (int i = 0; i < 3; i++)
+		if ((kids[i] = fork()) == 0)
+		{
+			pause();
+			_exit(0);
+		}
+	n = procfs_children(getpid(), found, 64);
+	hits = 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++)
+			hits += found[i] == kids[k];
+	is_i64(hits, 3, "children: the children file lists the 3 children");
+	n = procfs_children_scan(getpid(), found, 64);
+	hits = 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++)
+			hits += found[i] == kids[k];
+	is_i64(hits, 3, "children: the /proc scan finds them too");
+	ok(procmem_sample_read(kids[0], getpid(), &s) == SAMPLE_OK, "live: a child is sampled");
+
+	kill(kids[0], SIGKILL);
+	usleep(100 * 1000);
+	ok(procmem_sample_read(kids[0], getpid(), &s) == SAMPLE_GONE,
+	   "live: a zombie child is gone");
+	waitpid(kids[0], NULL, 0);
+	dead = kids[0];
+	ok(procmem_sample_read(dead, getpid(), &s) == SAMPLE_GONE,
+	   "live: a reaped child is gone");
+	ok(procfs_read_file(dead, "status", buf, sizeof(buf), &len) == PROCFS_GONE,
+	   "read: a reaped pid's file is gone");
+	ok(procfs_read_file(0, "no-such-file", buf, sizeof(buf), &len) == PROCFS_GONE,
+	   "read: a missing file reports gone");
+	ok(procfs_read_file(0, "stat", buf, 8, &len) == PROCFS_OK && len == 7 && buf[7] == '\0',
+	   "read: a small buffer is filled and terminated, never overrun");
+	for (int i = 1; i < 3; i++)
+	{
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	fixtures = argc > 1 ? argv[1] : "test/fixtures";
+	test_captured_status();
+	test_captured_smaps();
+	test_chunking();
+	test_handmade();
+	test_stat();
+	test_numbers_and_titles();
+	test_lines();
+	test_live();
+	return tap_done();
+}
