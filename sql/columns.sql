@@ -1,0 +1,16 @@
+-- The columns users and dashboards depend on, with their types.
+SELECT attnum, attname, pg_catalog.format_type(atttypid, atttypmod) AS type
+FROM pg_catalog.pg_attribute
+WHERE attrelid = 'pg_procmem_backends'::regclass AND attnum > 0
+ORDER BY attnum;
+
+SELECT a.n, a.name, a.type::regtype
+FROM pg_catalog.pg_proc p,
+     LATERAL unnest(p.proargnames, p.proallargtypes::oid[], p.proargmodes::text[])
+             WITH ORDINALITY AS a(name, type, mode, n)
+WHERE p.oid = 'pg_procmem_processes()'::regprocedure
+ORDER BY a.n;
+-- pg_procmem_process(pid) returns the same columns.
+SELECT pg_catalog.pg_get_function_arguments('pg_procmem_process(integer)'::regprocedure)
+     = 'pid integer, ' || pg_catalog.pg_get_function_arguments('pg_procmem_processes()'::regprocedure)
+     AS same_columns;

@@ -1,0 +1,41 @@
+-- Install, and what was installed: functions stay VOLATILE (live OS state),
+-- STRICT, never SECURITY DEFINER.
+CREATE EXTENSION pg_procmem;
+
+SELECT p.oid::regprocedure AS function, p.provolatile, p.proisstrict, p.prosecdef, p.proparallel, p.prorows
+FROM pg_catalog.pg_proc p
+     JOIN pg_catalog.pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+WHERE e.extname = 'pg_procmem'
+ORDER BY p.proname;
+
+SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'pg_procmem';
+
+-- One postmaster, this backend, and the auxiliary processes are rows.
+SELECT count(*) FILTER (WHERE backend_type = 'postmaster') AS postmasters,
+       count(*) FILTER (WHERE pid = pg_backend_pid()) AS me,
+       bool_or(backend_type = 'checkpointer') AS checkpointer,
+       bool_or(backend_type = 'background writer') AS bgwriter,
+       bool_or(backend_type = 'walwriter') AS walwriter,
+       count(*) = count(DISTINCT pid) AS pids_unique
+FROM pg_procmem_backends;
+
+-- The calling backend's row: figures present and related as they must be.
+SELECT backend_type, datname = current_database() AS my_db,
+       rss > 0 AS rss, pss <= rss AS pss_le_rss, private <= rss AS private_le_rss,
+       rss_anon + rss_file + rss_shmem <= rss + 1024 * 1024 AS rss_parts,
+       overhead = pss_anon + page_tables AS overhead_is_pss_anon_plus_pte,
+       overhead BETWEEN 256 * 1024 AND 256 * 1024 * 1024 AS overhead_sane,
+       context_bytes > 0 AS has_contexts,
+       context_free_bytes <= context_bytes AS free_le_total,
+       oom_score_adj IS NOT NULL AS oom,
+       unreadable IS NULL AS all_read
+FROM pg_procmem_backends WHERE pid = pg_backend_pid();
+
+-- Context totals are only known for the calling backend (for now).
+SELECT count(*) AS others_with_contexts
+FROM pg_procmem_backends WHERE pid <> pg_backend_pid() AND context_bytes IS NOT NULL;
+
+-- The view and the function agree on who is there.
+SELECT (SELECT array_agg(pid ORDER BY pid) FROM pg_procmem_processes())
+     = (SELECT array_agg(pid ORDER BY pid) FROM pg_procmem_backends) AS same_pids;
