@@ -60,6 +60,12 @@ cluster_start() {
 		-w -t 60 start -o "$opts" >/dev/null
 }
 
+# The end of the server's log (with logging_collector, the files in log/).
+server_log_tail() {
+	echo "--- last lines of the server log" >&2
+	tail -n 30 "$CLUSTER_DIR/server.log" "$CLUSTER_DIR"/data/log/* >&2 2>/dev/null || true
+}
+
 cluster_stop() {
 	local rc=$?
 	[ -n "${CLUSTER_DIR:-}" ] || return $rc
@@ -68,10 +74,7 @@ cluster_stop() {
 		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 ||
 			runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 || true
 	fi
-	if [ $rc -ne 0 ] && [ -f "$CLUSTER_DIR/server.log" ]; then
-		echo "--- last lines of the server log" >&2
-		tail -n 30 "$CLUSTER_DIR/server.log" >&2
-	fi
+	[ $rc -eq 0 ] || server_log_tail
 	rm -rf "$CLUSTER_DIR"
 	CLUSTER_DIR=
 	return $rc

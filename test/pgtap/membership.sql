@@ -1,0 +1,74 @@
+-- Who is a row: exactly the server's processes, no more, no less.
+-- pg_stat_activity is snapshotted once per transaction, so every comparison
+-- clears the snapshot and polls with a bound (the cluster runs with
+-- autovacuum off, so no worker comes and goes).
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_procmem;
+SELECT plan(11);
+
+CREATE FUNCTION pg_temp.postmaster_pid() RETURNS integer LANGUAGE sql AS
+$$ SELECT split_part(pg_read_file('postmaster.pid'), E'\n', 1)::integer $$;
+
+-- The parent pid of a process, read from /proc/PID/stat independently.
+CREATE FUNCTION pg_temp.ppid(p integer) RETURNS integer LANGUAGE sql AS $$
+	SELECT split_part(regexp_replace(pg_read_file('/proc/' || p || '/stat'), '^.*\) ', ''),
+	                  ' ', 2)::integer $$;
+
+-- Pids in pg_procmem but not in pg_stat_activity + postmaster, and the
+-- reverse, once they agree or after 5 s.
+CREATE FUNCTION pg_temp.diff(OUT extra integer[], OUT missing integer[]) LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..50 LOOP
+		PERFORM pg_stat_clear_snapshot();
+		SELECT array_agg(pid ORDER BY pid) INTO extra FROM (
+			SELECT pid FROM pg_procmem_processes()
+			EXCEPT SELECT pid FROM pg_stat_activity
+			EXCEPT SELECT pg_temp.postmaster_pid()) s;
+		SELECT array_agg(pid ORDER BY pid) INTO missing FROM (
+			SELECT pid FROM pg_stat_activity
+			UNION SELECT pg_temp.postmaster_pid()
+			EXCEPT SELECT pid FROM pg_procmem_processes()) s;
+		EXIT WHEN missing IS NULL AND
+			coalesce(array_length(extra, 1), 0) =
+			CASE WHEN current_setting('logging_collector')::bool THEN 1 ELSE 0 END;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+END $$;
+
+SELECT is((SELECT missing FROM pg_temp.diff()), NULL,
+	'every pg_stat_activity process and the postmaster are rows');
+SELECT is((SELECT coalesce(array_length(extra, 1), 0) FROM pg_temp.diff()),
+	CASE WHEN current_setting('logging_collector')::bool THEN 1 ELSE 0 END,
+	'the only other row is the logger, when logging_collector is on');
+SELECT is((SELECT array_agg(backend_type) FROM pg_procmem_processes()
+	       WHERE pid = ANY ((SELECT extra FROM pg_temp.diff())::integer[])),
+	CASE WHEN current_setting('logging_collector')::bool THEN ARRAY['logger'] END,
+	'that process is typed from its title: logger');
+
+SELECT is((SELECT backend_type FROM pg_procmem_processes() WHERE pid = pg_temp.postmaster_pid()),
+	'postmaster', 'the postmaster (pid from postmaster.pid) is a row');
+SELECT ok((SELECT count(*) = 1 FROM pg_procmem_backends WHERE backend_type = 'checkpointer'),
+	'the checkpointer is a row');
+SELECT ok((SELECT count(*) = 1 FROM pg_procmem_backends WHERE backend_type = 'background writer'),
+	'the background writer is a row');
+SELECT ok((SELECT count(*) = 1 FROM pg_procmem_backends WHERE backend_type = 'walwriter'),
+	'the walwriter is a row');
+
+SELECT is((SELECT count(*) FROM pg_procmem_processes()
+	       WHERE pid <> pg_temp.postmaster_pid() AND pg_temp.ppid(pid) <> pg_temp.postmaster_pid()),
+	0::bigint, 'every other row is a child of the postmaster (checked in /proc/PID/stat)');
+
+SELECT is((SELECT count(*) FROM pg_procmem_backends b JOIN pg_stat_activity a USING (pid)
+	       WHERE b.backend_type IS DISTINCT FROM a.backend_type),
+	0::bigint, 'backend_type agrees with pg_stat_activity');
+
+SELECT is((SELECT count(*) FROM pg_procmem_processes() p
+	       WHERE NOT EXISTS (SELECT FROM pg_procmem_process(p.pid) q WHERE q.pid = p.pid)),
+	0::bigint, 'pg_procmem_process(pid) finds every process pg_procmem_processes() lists');
+
+SELECT is((SELECT count(*) FROM pg_procmem_processes() WHERE unreadable IS NOT NULL),
+	0::bigint, 'every /proc file of every process was readable');
+
+SELECT * FROM finish();
+ROLLBACK;
