@@ -28,5 +28,6 @@ test/unit/test_procfs: $(UNIT_SRCS) src/procfs.h src/sample.h test/unit/tap.h
 
 unit: test/unit/test_procfs
 	prove -v --exec '' test/unit/test_procfs :: test/fixtures
+	prove -v --exec bash test/unit/consistency.sh
 
 .PHONY: unit
