@@ -7,13 +7,13 @@ EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = pg_procmem
-OBJS = src/pg_procmem.o src/members.o src/sample.o src/procfs.o
+OBJS = src/pg_procmem.o src/members.o src/sample.o src/procfs.o src/pagemap.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns privileges bad_input
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
-EXTRA_CLEAN = test/unit/test_procfs
+EXTRA_CLEAN = $(UNIT_TESTS)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -21,13 +21,15 @@ include $(PGXS)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_SRCS = test/unit/test_procfs.c src/procfs.c src/sample.c
+UNIT_LIB = src/procfs.c src/sample.c src/pagemap.c
+UNIT_HDRS = src/procfs.h src/sample.h src/pagemap.h test/unit/tap.h
+UNIT_TESTS = test/unit/test_procfs test/unit/test_pagemap
 
-test/unit/test_procfs: $(UNIT_SRCS) src/procfs.h src/sample.h test/unit/tap.h
-	$(CC) $(UNIT_CFLAGS) $(UNIT_LDFLAGS) -o $@ $(UNIT_SRCS)
+test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_LDFLAGS) -o $@ $< $(UNIT_LIB)
 
-unit: test/unit/test_procfs
-	prove -v --exec '' test/unit/test_procfs :: test/fixtures
+unit: $(UNIT_TESTS)
+	prove -v --exec '' $(UNIT_TESTS) :: test/fixtures
 	prove -v --exec bash test/unit/consistency.sh
 
 .PHONY: unit

@@ -1,0 +1,434 @@
+/*
+ * pagemap.c
+ *		A process's anonymous memory from /proc/<pid>/pagemap (no PostgreSQL
+ *		headers).
+ *
+ * Two optional kernel interfaces make it cheaper, and each has a fallback:
+ * PROCMAP_QUERY (Linux >= 6.11) lists mappings without formatting and
+ * parsing /proc/<pid>/maps text; PAGEMAP_SCAN (Linux >= 6.7) returns only
+ * the present anonymous ranges of a mapping, so holes and reserved regions
+ * are skipped in the kernel instead of being read 8 bytes per page.
+ */
+#include "pagemap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/*
+ * Kernel ABI (include/uapi/linux/fs.h), spelled out here because the build
+ * machine's headers may predate the kernel the server runs on.
+ */
+struct pm_page_region
+{
+	uint64_t	start;
+	uint64_t	end;
+	uint64_t	categories;
+};
+
+struct pm_scan_arg_abi
+{
+	uint64_t	size;
+	uint64_t	flags;
+	uint64_t	start;
+	uint64_t	end;
+	uint64_t	walk_end;
+	uint64_t	vec;
+	uint64_t	vec_len;
+	uint64_t	max_pages;
+	uint64_t	category_inverted;
+	uint64_t	category_mask;
+	uint64_t	category_anyof_mask;
+	uint64_t	return_mask;
+};
+
+#define PM_IOCTL_PAGEMAP_SCAN	_IOWR('f', 16, struct pm_scan_arg_abi)
+#define PM_PAGE_IS_FILE			(1 << 2)
+#define PM_PAGE_IS_PRESENT		(1 << 3)
+#define PM_PAGE_IS_PFNZERO		(1 << 5)
+
+struct procmap_query_abi
+{
+	uint64_t	size;
+	uint64_t	query_flags;
+	uint64_t	query_addr;
+	uint64_t	vma_start;
+	uint64_t	vma_end;
+	uint64_t	vma_flags;
+	uint64_t	vma_page_size;
+	uint64_t	vma_offset;
+	uint64_t	inode;
+	uint32_t	dev_major;
+	uint32_t	dev_minor;
+	uint32_t	vma_name_size;
+	uint32_t	build_id_size;
+	uint64_t	vma_name_addr;
+	uint64_t	build_id_addr;
+};
+
+#define PM_IOCTL_PROCMAP_QUERY	_IOWR('f', 17, struct procmap_query_abi)
+#define PM_QUERY_VMA_READABLE	0x01
+#define PM_QUERY_VMA_WRITABLE	0x02
+#define PM_QUERY_VMA_EXECUTABLE	0x04
+#define PM_QUERY_VMA_SHARED		0x08
+#define PM_QUERY_COVERING_OR_NEXT_VMA 0x10
+
+/* pagemap entries read per pread: 32 kB, 16 MB of address space */
+#define ENTRIES_PER_READ	4096
+/* regions returned per PAGEMAP_SCAN call */
+#define REGIONS_PER_SCAN	256
+
+/* maps lines */
+
+static int
+parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t	v = 0;
+	int			n = 0;
+
+	for (; s < end; s++, n++)
+	{
+		int			d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v >> 60)
+			return -1;			/* more than 64 bits */
+		v = (v << 4) | (uint64_t) d;
+	}
+	if (n == 0)
+		return -1;
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int
+expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* "start-end perms offset major:minor inode [path]" */
+int
+procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
+{
+	const char *p = line;
+	const char *end = line + len;
+	uint64_t	ignored;
+
+	if (parse_hex(&p, end, &vma->start) || expect(&p, end, '-') ||
+		parse_hex(&p, end, &vma->end) || expect(&p, end, ' ') ||
+		end - p < 5)
+		return -1;
+	vma->readable = p[0] == 'r';
+	vma->writable = p[1] == 'w';
+	vma->executable = p[2] == 'x';
+	if (p[3] != 's' && p[3] != 'p')
+		return -1;
+	vma->shared = p[3] == 's';
+	p += 4;
+	if (expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ':') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ' '))
+		return -1;
+	vma->inode = 0;
+	if (p >= end || *p < '0' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+	{
+		if (vma->inode > (UINT64_MAX - 9) / 10)
+			return -1;
+		vma->inode = vma->inode * 10 + (uint64_t) (*p - '0');
+	}
+	if (p < end && *p != ' ')
+		return -1;
+	return vma->start < vma->end ? 0 : -1;
+}
+
+int
+procfs_vma_wanted(const procfs_vma *vma, int have_scan)
+{
+	if (vma->shared)
+		return 0;				/* shared_buffers, DSM: never walked */
+	if (vma->start >> 63)
+		return 0;				/* [vsyscall]: kernel address space */
+	if (vma->inode != 0 && vma->executable && !vma->writable)
+		return 0;				/* program text: page cache, no anon pages */
+	if (!have_scan && !vma->readable && !vma->writable && !vma->executable)
+		return 0;				/* PROT_NONE reservation: bound the cost */
+	return 1;
+}
+
+void
+procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
+					 procfs_anon *anon)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	e = entries[i];
+
+		if (!(e & PM_ENTRY_PRESENT) || (e & PM_ENTRY_FILE))
+			continue;
+		if (e & PM_ENTRY_EXCLUSIVE)
+			anon->exclusive += page_size;
+		else
+			anon->shared += page_size;
+	}
+}
+
+/* Reading */
+
+typedef struct anon_reader
+{
+	pid_t		pid;
+	int			pagemap_fd;
+	int64_t		page_size;
+	int			have_scan;
+	procfs_result res;
+	procfs_anon *anon;
+} anon_reader;
+
+static procfs_result
+errno_result(int err)
+{
+	return (err == ENOENT || err == ESRCH) ? PROCFS_GONE : PROCFS_UNREADABLE;
+}
+
+static void
+fail(anon_reader *r, procfs_result res, int file)
+{
+	if (r->res == PROCFS_OK)
+	{
+		r->res = res;
+		r->anon->failed_file = file;
+	}
+}
+
+/* Reads the pagemap entries of [start, end) and counts them. */
+static void
+count_range(anon_reader *r, uint64_t start, uint64_t end)
+{
+	uint64_t	buf[ENTRIES_PER_READ];
+	uint64_t	page = start / (uint64_t) r->page_size;
+	uint64_t	last = end / (uint64_t) r->page_size;
+
+	while (page < last && r->res == PROCFS_OK)
+	{
+		uint64_t	want = last - page < ENTRIES_PER_READ ? last - page : ENTRIES_PER_READ;
+		ssize_t		got = pread(r->pagemap_fd, buf, want * sizeof(uint64_t),
+								(off_t) (page * sizeof(uint64_t)));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			fail(r, errno_result(errno), 1);
+		else if (got < (ssize_t) sizeof(uint64_t))
+			fail(r, PROCFS_GONE, 1);	/* empty: the process has no mm */
+		else
+		{
+			size_t		n = (size_t) got / sizeof(uint64_t);
+
+			procfs_count_entries(buf, n, r->page_size, r->anon);
+			page += n;
+		}
+	}
+}
+
+/*
+ * PAGEMAP_SCAN over one mapping: the kernel returns the ranges of present,
+ * anonymous, non-zero-page pages; only those are read for bit 56.
+ */
+static void
+scan_vma(anon_reader *r, uint64_t start, uint64_t end)
+{
+	struct pm_page_region regions[REGIONS_PER_SCAN];
+	struct pm_scan_arg_abi arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.start = start;
+	arg.end = end;
+	arg.vec = (uint64_t) (uintptr_t) regions;
+	arg.vec_len = REGIONS_PER_SCAN;
+	arg.category_inverted = PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
+	arg.category_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
+	arg.return_mask = PM_PAGE_IS_PRESENT;
+
+	while (r->res == PROCFS_OK)
+	{
+		int			n = ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+		{
+			fail(r, errno_result(errno), 1);
+			return;
+		}
+		for (int i = 0; i < n && i < REGIONS_PER_SCAN; i++)
+			count_range(r, regions[i].start, regions[i].end);
+		if (arg.walk_end >= end)
+			return;
+		if (arg.walk_end <= arg.start)
+		{
+			fail(r, PROCFS_UNREADABLE, 1);	/* no progress: do not spin */
+			return;
+		}
+		arg.start = arg.walk_end;
+	}
+}
+
+static void
+read_vma(anon_reader *r, const procfs_vma *vma)
+{
+	if (r->res != PROCFS_OK || !procfs_vma_wanted(vma, r->have_scan))
+		return;
+	if (r->have_scan)
+		scan_vma(r, vma->start, vma->end);
+	else
+		count_range(r, vma->start, vma->end);
+}
+
+/* Whether this kernel answers PAGEMAP_SCAN: ask about the empty page 0. */
+static int
+probe_scan(anon_reader *r)
+{
+	struct pm_page_region region;
+	struct pm_scan_arg_abi arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.start = 0;
+	arg.end = (uint64_t) r->page_size;
+	arg.vec = (uint64_t) (uintptr_t) &region;
+	arg.vec_len = 1;
+	arg.category_mask = PM_PAGE_IS_PRESENT;
+	arg.return_mask = PM_PAGE_IS_PRESENT;
+	return ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0;
+}
+
+/*
+ * Lists mappings with PROCMAP_QUERY. Returns 0 when done (or failed: see
+ * r->res), -1 when the kernel does not have the ioctl.
+ */
+static int
+query_vmas(anon_reader *r)
+{
+	char		path[64];
+	struct procmap_query_abi q;
+	uint64_t	addr = 0;
+	int			fd;
+	int			first = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) r->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+	{
+		fail(r, errno_result(errno), 0);
+		return 0;
+	}
+	for (;;)
+	{
+		procfs_vma vma;
+
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = PM_QUERY_COVERING_OR_NEXT_VMA;
+		q.query_addr = addr;
+		if (ioctl(fd, PM_IOCTL_PROCMAP_QUERY, &q) < 0)
+		{
+			int			err = errno;
+
+			if (err == EINTR)
+				continue;
+			close(fd);
+			if (first && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP))
+				return -1;		/* not this kernel: parse the text */
+			if (err != ENOENT)	/* ENOENT: no mapping past addr */
+				fail(r, errno_result(err), 0);
+			return 0;
+		}
+		first = 0;
+		if (q.vma_end <= addr)
+		{
+			fail(r, PROCFS_UNREADABLE, 0);	/* no progress: do not spin */
+			break;
+		}
+		vma.start = q.vma_start;
+		vma.end = q.vma_end;
+		vma.readable = (q.vma_flags & PM_QUERY_VMA_READABLE) != 0;
+		vma.writable = (q.vma_flags & PM_QUERY_VMA_WRITABLE) != 0;
+		vma.executable = (q.vma_flags & PM_QUERY_VMA_EXECUTABLE) != 0;
+		vma.shared = (q.vma_flags & PM_QUERY_VMA_SHARED) != 0;
+		vma.inode = q.inode;
+		read_vma(r, &vma);
+		addr = q.vma_end;
+		if (r->res != PROCFS_OK)
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+static void
+maps_line(void *arg, const char *line, size_t len)
+{
+	anon_reader *r = arg;
+	procfs_vma	vma;
+
+	if (procfs_parse_maps_line(line, len, &vma) == 0)
+		read_vma(r, &vma);
+}
+
+procfs_result
+procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
+{
+	anon_reader r;
+	char		path[64];
+
+	memset(anon, 0, sizeof(*anon));
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	r.anon = anon;
+	r.res = PROCFS_OK;
+	r.page_size = sysconf(_SC_PAGESIZE);
+	if (r.page_size <= 0)
+		r.page_size = 4096;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int) pid);
+	r.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.pagemap_fd < 0)
+	{
+		anon->failed_file = 1;
+		return errno_result(errno);
+	}
+	r.have_scan = !(flags & PROCFS_NO_PAGEMAP_SCAN) && probe_scan(&r);
+	anon->used_scan = r.have_scan;
+
+	if ((flags & PROCFS_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
+	{
+		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
+
+		if (res != PROCFS_OK)
+			fail(&r, res, 0);
+	}
+	else
+		anon->used_query = 1;
+	close(r.pagemap_fd);
+	return r.res;
+}
