@@ -10,7 +10,7 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/sample.o src/procfs.o src/pagemap.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
-REGRESS = install columns privileges bad_input
+REGRESS = install columns privileges bad_input methods
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS)

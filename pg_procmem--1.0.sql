@@ -7,10 +7,19 @@
 -- CREATE EXTENSION time, and the schema being installed into may hold
 -- look-alike objects.
 
+-- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
+-- are NULL without it): that walks every page-table entry of the process,
+-- shared_buffers included, so it costs milliseconds per backend that has
+-- touched a large buffer pool without huge pages.
 CREATE FUNCTION pg_procmem_processes(
+	IN with_pss boolean DEFAULT false,
 	OUT pid integer,
 	OUT backend_type text,
 	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
 	OUT rss bigint,
 	OUT rss_anon bigint,
 	OUT rss_file bigint,
@@ -22,7 +31,6 @@ CREATE FUNCTION pg_procmem_processes(
 	OUT private bigint,
 	OUT swap bigint,
 	OUT swap_pss bigint,
-	OUT page_tables bigint,
 	OUT hugetlb bigint,
 	OUT peak_rss bigint,
 	OUT oom_score integer,
@@ -32,14 +40,19 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
 
-COMMENT ON FUNCTION pg_procmem_processes() IS
+COMMENT ON FUNCTION pg_procmem_processes(boolean) IS
 'memory of every live process of this server, read from /proc';
 
 CREATE FUNCTION pg_procmem_process(
 	IN pid integer,
+	IN with_pss boolean DEFAULT false,
 	OUT pid integer,
 	OUT backend_type text,
 	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
 	OUT rss bigint,
 	OUT rss_anon bigint,
 	OUT rss_file bigint,
@@ -51,7 +64,6 @@ CREATE FUNCTION pg_procmem_process(
 	OUT private bigint,
 	OUT swap bigint,
 	OUT swap_pss bigint,
-	OUT page_tables bigint,
 	OUT hugetlb bigint,
 	OUT peak_rss bigint,
 	OUT oom_score integer,
@@ -61,12 +73,13 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_process'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 
-COMMENT ON FUNCTION pg_procmem_process(integer) IS
+COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
 'memory of one process of this server; ERROR for a pid that is not one';
 
 -- The headline: one row per live server process, with who it is from
 -- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
 -- there) and, for the calling backend, PostgreSQL's own allocation totals.
+-- Cheap whatever shared_buffers is: it never reads smaps_rollup.
 CREATE VIEW pg_procmem_backends AS
 SELECT p.pid,
 	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
@@ -76,18 +89,15 @@ SELECT p.pid,
 	   a.client_addr,
 	   a.state,
 	   p.overhead,
+	   p.overhead_method,
+	   p.private_anon,
+	   p.cow_shared_anon,
+	   p.page_tables,
 	   p.rss,
 	   p.rss_anon,
 	   p.rss_file,
 	   p.rss_shmem,
-	   p.pss,
-	   p.pss_anon,
-	   p.pss_file,
-	   p.pss_shmem,
-	   p.private,
 	   p.swap,
-	   p.swap_pss,
-	   p.page_tables,
 	   p.hugetlb,
 	   p.peak_rss,
 	   p.oom_score,
@@ -103,7 +113,7 @@ SELECT p.pid,
 	   a.leader_pid,
 	   a.query_id,
 	   a.query
-FROM @extschema@.pg_procmem_processes() AS p
+FROM @extschema@.pg_procmem_processes(false) AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a
 	 ON a.pid OPERATOR(pg_catalog.=) p.pid
 	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid,
@@ -115,11 +125,42 @@ FROM @extschema@.pg_procmem_processes() AS p
 COMMENT ON VIEW pg_procmem_backends IS
 'every live process of this server: who it is, and what it really costs in memory';
 
--- Nothing is readable by PUBLIC: process lists and queries are sensitive.
-REVOKE ALL ON FUNCTION pg_procmem_processes() FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_process(integer) FROM PUBLIC;
-REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+-- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
+-- the exact overhead. Expensive with huge_pages=off and a large, touched
+-- shared_buffers (see pg_procmem_processes above).
+CREATE VIEW pg_procmem_backends_pss AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.pss_anon OPERATOR(pg_catalog.+) p.page_tables AS pss_overhead,
+	   p.rss,
+	   p.pss,
+	   p.pss_anon,
+	   p.pss_file,
+	   p.pss_shmem,
+	   p.private,
+	   p.swap_pss,
+	   p.page_tables,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(true) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
 
-GRANT EXECUTE ON FUNCTION pg_procmem_processes() TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_process(integer) TO pg_read_all_stats;
+COMMENT ON VIEW pg_procmem_backends_pss IS
+'PSS figures of every live process of this server (expensive without huge pages)';
+
+-- Nothing is readable by PUBLIC: process lists and queries are sensitive.
+REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_backends TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_backends_pss TO pg_read_all_stats;

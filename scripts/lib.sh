@@ -6,6 +6,7 @@
 # but the installed packages and the installed extension files.
 
 set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
 
 PG_MAJOR=${PG_MAJOR:-15}
 PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin

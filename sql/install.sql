@@ -22,10 +22,12 @@ FROM pg_procmem_backends;
 
 -- The calling backend's row: figures present and related as they must be.
 SELECT backend_type, datname = current_database() AS my_db,
-       rss > 0 AS rss, pss <= rss AS pss_le_rss, private <= rss AS private_le_rss,
-       rss_anon + rss_file + rss_shmem <= rss + 1024 * 1024 AS rss_parts,
-       overhead = pss_anon + page_tables AS overhead_is_pss_anon_plus_pte,
+       rss > 0 AS rss,
+       rss_anon + rss_file + rss_shmem = rss AS rss_parts,
+       overhead_method,
+       overhead = private_anon + page_tables AS overhead_is_private_anon_plus_pte,
        overhead BETWEEN 256 * 1024 AND 256 * 1024 * 1024 AS overhead_sane,
+       private_anon + cow_shared_anon <= rss_anon + 256 * 1024 AS anon_le_rss_anon,
        context_bytes > 0 AS has_contexts,
        context_free_bytes <= context_bytes AS free_le_total,
        oom_score_adj IS NOT NULL AS oom,
@@ -36,6 +38,11 @@ FROM pg_procmem_backends WHERE pid = pg_backend_pid();
 SELECT count(*) AS others_with_contexts
 FROM pg_procmem_backends WHERE pid <> pg_backend_pid() AND context_bytes IS NOT NULL;
 
--- The view and the function agree on who is there.
-SELECT (SELECT array_agg(pid ORDER BY pid) FROM pg_procmem_processes())
-     = (SELECT array_agg(pid ORDER BY pid) FROM pg_procmem_backends) AS same_pids;
+-- The default view reads no smaps_rollup: the PSS columns live in
+-- pg_procmem_backends_pss, where the own backend's relations hold.
+SELECT count(*) FILTER (WHERE pss IS NOT NULL) AS pss_without_asking
+FROM pg_procmem_processes();
+SELECT pss <= rss AS pss_le_rss, private <= rss AS private_le_rss,
+       pss_overhead = pss_anon + page_tables AS pss_overhead,
+       overhead_method
+FROM pg_procmem_backends_pss WHERE pid = pg_backend_pid();

@@ -13,12 +13,14 @@ WHERE x.grantee = 0;
 
 SET ROLE regress_procmem_nobody;
 SELECT count(*) FROM pg_procmem_backends;
+SELECT count(*) FROM pg_procmem_backends_pss;
 SELECT count(*) FROM pg_procmem_processes();
 SELECT count(*) FROM pg_procmem_process(pg_backend_pid());
 RESET ROLE;
 
 SET ROLE regress_procmem_stats;
 SELECT count(*) > 1 AS sees_processes FROM pg_procmem_backends;
+SELECT count(*) > 1 AS sees_pss FROM pg_procmem_backends_pss;
 SELECT count(*) = 1 AS sees_self FROM pg_procmem_process(pg_backend_pid());
 SELECT context_bytes > 0 AS own_contexts FROM pg_procmem_backends WHERE pid = pg_backend_pid();
 RESET ROLE;

@@ -13,6 +13,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/tuplestore.h"
 
 #if PG_VERSION_NUM < 140000
@@ -52,5 +53,10 @@ procmem_init_srf(FunctionCallInfo fcinfo)
 	MemoryContextSwitchTo(oldcontext);
 #endif
 }
+
+/* GUC prefix reservation: MarkGUCPrefixReserved (15+), older name before */
+#if PG_VERSION_NUM < 150000
+#define MarkGUCPrefixReserved(prefix) EmitWarningsOnPlaceholders(prefix)
+#endif
 
 #endif							/* PROCMEM_COMPAT_H */

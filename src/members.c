@@ -17,9 +17,12 @@ procmem_check_proc_visible(void)
 {
 	procfs_stat self;
 
-	/* a standalone backend has no postmaster to compare with */
+	/* PostmasterPid is 0 in a standalone backend: nothing to go by */
 	if (!IsUnderPostmaster)
-		return;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pg_procmem needs a running postmaster"),
+				 errdetail("This is a single-user backend.")));
 	if (procmem_read_stat(0, &self) != PROCFS_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -76,32 +79,58 @@ procmem_candidates(int *n)
 	return pids;
 }
 
-bool
-procmem_is_member(pid_t pid)
+void
+procmem_members_begin(procmem_members *m)
 {
-	procfs_stat st;
+	uint64_t	dev, ino;
 
-	if (pid == PostmasterPid)
-		return true;
-	return pid > 0 && procmem_read_stat(pid, &st) == PROCFS_OK &&
-		!procfs_stat_dead(&st) && st.ppid == PostmasterPid;
+	m->pm_exe_known = procfs_exe_id(PostmasterPid, &dev, &ino) == PROCFS_OK;
+	m->pm_dev = dev;
+	m->pm_ino = ino;
 }
 
-bool
-procmem_has_pgproc(pid_t pid)
+static bool
+has_pgproc(pid_t pid)
 {
 	return BackendPidGetProc(pid) != NULL || AuxiliaryPidGetProc(pid) != NULL;
 }
 
-void
-procmem_title_type(pid_t pid, char *out, size_t outsz)
+procmem_membership
+procmem_member(const procmem_members *m, pid_t pid, procfs_stat *id)
 {
-	char		buf[256];
-	size_t		len;
+	uint64_t	dev, ino;
+	bool		pgproc;
 
-	out[0] = '\0';
-	if (procfs_read_file(pid, "cmdline", buf, sizeof(buf), &len) == PROCFS_OK)
-		procfs_title_to_type(buf, len, cluster_name, out, outsz);
+	if (pid <= 0)
+		return MEMBER_NO;
+	if (procmem_read_stat(pid, id) != PROCFS_OK || procfs_stat_dead(id))
+		return MEMBER_GONE;
+	if (pid == PostmasterPid)
+		return MEMBER_POSTMASTER;
+	if (id->ppid != PostmasterPid)
+		return MEMBER_NO;
+
+	pgproc = has_pgproc(pid);
+	/* forked, never exec'd: the same executable as the postmaster */
+	if (m->pm_exe_known)
+	{
+		procfs_result res = procfs_exe_id(pid, &dev, &ino);
+
+		if (res == PROCFS_GONE)
+			return MEMBER_GONE;
+		if (res == PROCFS_OK && (dev != m->pm_dev || ino != m->pm_ino))
+			return MEMBER_NO;
+		/* unreadable (not dumpable): only a PGPROC vouches for it */
+		if (res != PROCFS_OK && !pgproc)
+			return MEMBER_NO;
+	}
+	return pgproc ? MEMBER_PGPROC : MEMBER_CHILD;
+}
+
+void
+procmem_title_type(const char *cmdline, size_t len, char *out, size_t outsz)
+{
+	procfs_title_to_type(cmdline, len, cluster_name, out, outsz);
 	/* no PostgreSQL title yet: forked, not yet initialized */
 	if (out[0] == '\0')
 		strlcpy(out, "postmaster child", outsz);

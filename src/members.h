@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include "procfs.h"
+
 /* Errors out unless this backend's /proc shows this server's processes. */
 extern void procmem_check_proc_visible(void);
 
@@ -19,16 +21,38 @@ extern void procmem_check_proc_visible(void);
  */
 extern pid_t *procmem_candidates(int *n);
 
-/* True when pid is the postmaster or a live child of it. */
-extern bool procmem_is_member(pid_t pid);
+typedef enum procmem_membership
+{
+	MEMBER_NO = 0,				/* alive, not this server's */
+	MEMBER_GONE,				/* no such live process */
+	MEMBER_POSTMASTER,
+	MEMBER_PGPROC,				/* a child with a PGPROC */
+	MEMBER_CHILD				/* a child without one (logger, ...) */
+} procmem_membership;
 
-/* True when pid has a PGPROC (so pg_stat_activity knows its type). */
-extern bool procmem_has_pgproc(pid_t pid);
+/* What membership checks compare with, read once per call. */
+typedef struct procmem_members
+{
+	bool		pm_exe_known;
+	uint64_t	pm_dev;			/* the postmaster's executable */
+	uint64_t	pm_ino;
+} procmem_members;
+
+extern void procmem_members_begin(procmem_members *m);
 
 /*
- * backend_type for a process without a PGPROC, from its process title into
- * out: "logger", "stats collector", a bgworker's name, ...
+ * Whether pid is one of this server's processes now: the postmaster, or a
+ * live child of it running the postmaster's executable (or, where that
+ * cannot be read, holding a PGPROC). *id gets the identity (start time)
+ * to compare once the process has been read.
  */
-extern void procmem_title_type(pid_t pid, char *out, size_t outsz);
+extern procmem_membership procmem_member(const procmem_members *m, pid_t pid,
+										  procfs_stat *id);
+
+/*
+ * backend_type for a process without a PGPROC, from its process title
+ * (/proc/PID/cmdline): "logger", "stats collector", a bgworker's name, ...
+ */
+extern void procmem_title_type(const char *cmdline, size_t len, char *out, size_t outsz);
 
 #endif							/* PROCMEM_MEMBERS_H */

@@ -24,7 +24,53 @@ PG_FUNCTION_INFO_V1(pg_procmem_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_process);
 
 /* Columns of pg_procmem_processes() and pg_procmem_process() */
-#define PROCMEM_NCOLS 20
+#define PROCMEM_NCOLS 23
+
+/* pg_procmem.overhead_method */
+static int	procmem_method_guc = PM_METHOD_AUTO;
+static const struct config_enum_entry method_options[] = {
+	{"auto", PM_METHOD_AUTO, false},
+	{"pagemap", PM_METHOD_PAGEMAP, false},
+	{"rss_anon", PM_METHOD_RSS_ANON, false},
+	{NULL, 0, false}
+};
+
+/* pg_procmem.pagemap_ioctls */
+static bool procmem_pagemap_ioctls = true;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("pg_procmem.overhead_method",
+							 "How the overhead column is measured.",
+							 "auto: pagemap where /proc/PID/pagemap can be read, else rss_anon. "
+							 "pagemap: exclusive anonymous pages + page tables (exact). "
+							 "rss_anon: RssAnon + page tables (over-counts pages shared "
+							 "copy-on-write with the postmaster).",
+							 &procmem_method_guc, PM_METHOD_AUTO, method_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_procmem.pagemap_ioctls",
+							 "Uses the PAGEMAP_SCAN and PROCMAP_QUERY ioctls where the kernel has them.",
+							 "Turn off only if a kernel misbehaves: the pagemap method then reads "
+							 "/proc/PID/maps as text and every page of each private mapping.",
+							 &procmem_pagemap_ioctls, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pg_procmem");
+}
+
+static procmem_options
+current_options(bool with_pss)
+{
+	procmem_options opt;
+
+	opt.want_pss = with_pss;
+	opt.method = (procmem_method) procmem_method_guc;
+	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
+		PROCFS_NO_PAGEMAP_SCAN | PROCFS_NO_PROCMAP_QUERY;
+	return opt;
+}
 
 static void
 check_platform(void)
@@ -37,7 +83,7 @@ check_platform(void)
 #endif
 }
 
-/* A byte figure, or NULL when the kernel gave none. */
+/* A byte figure, or NULL when the kernel gave none (negative). */
 static void
 put_int8(Datum *values, bool *nulls, int i, int64 v)
 {
@@ -45,11 +91,18 @@ put_int8(Datum *values, bool *nulls, int i, int64 v)
 	nulls[i] = v < 0;
 }
 
+/* A figure that may be negative: NULL when its file could not be read. */
 static void
-put_int4(Datum *values, bool *nulls, int i, int64 v)
+put_int4(Datum *values, bool *nulls, int i, int64 v, bool unread)
 {
-	nulls[i] = v < PG_INT32_MIN || v > PG_INT32_MAX || v == PROCFS_MISSING;
+	nulls[i] = unread || v < PG_INT32_MIN || v > PG_INT32_MAX;
 	values[i] = Int32GetDatum(nulls[i] ? 0 : (int32) v);
+}
+
+static int64
+sum_or_missing(int64 a, int64 b)
+{
+	return (a < 0 || b < 0 || a > PG_INT64_MAX - b) ? -1 : a + b;
 }
 
 /* The names of the files that could not be read, or NULL. */
@@ -70,32 +123,46 @@ unreadable_array(unsigned mask)
  * when the process is gone or is not ours.
  */
 static bool
-emit_process(ReturnSetInfo *rsinfo, pid_t pid)
+emit_process(ReturnSetInfo *rsinfo, const procmem_members *m, pid_t pid,
+			 const procmem_options *opt)
 {
 	Datum		values[PROCMEM_NCOLS];
 	bool		nulls[PROCMEM_NCOLS];
+	procmem_options o = *opt;
 	procmem_sample s;
+	procfs_stat id;
+	procmem_membership kind = procmem_member(m, pid, &id);
 	const procfs_status *st = &s.status;
 	const procfs_smaps *sm = &s.smaps;
-	bool		postmaster = (pid == PostmasterPid);
 	char		title[128];
+	const char *method;
 	int			i = 0;
 
-	if (procmem_sample_read(pid, postmaster ? -1 : PostmasterPid, &s) != SAMPLE_OK)
+	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+		return false;
+	o.want_cmdline = (kind == MEMBER_CHILD);
+	if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid, &o, &s) != SAMPLE_OK ||
+		s.stat.starttime != id.starttime)
 		return false;
 
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = Int32GetDatum((int32) pid);
-	if (postmaster)
+	if (kind == MEMBER_POSTMASTER)
 		values[i++] = CStringGetTextDatum("postmaster");
-	else if (procmem_has_pgproc(pid))
+	else if (kind == MEMBER_PGPROC)
 		nulls[i++] = true;		/* pg_stat_activity has its type */
 	else
 	{
-		procmem_title_type(pid, title, sizeof(title));
+		procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		values[i++] = CStringGetTextDatum(title);
 	}
 	put_int8(values, nulls, i++, s.overhead);
+	method = procmem_method_name(s.overhead_method);
+	values[i] = method ? CStringGetTextDatum(method) : (Datum) 0;
+	nulls[i++] = method == NULL;
+	put_int8(values, nulls, i++, s.anon.exclusive);
+	put_int8(values, nulls, i++, s.anon.shared);
+	put_int8(values, nulls, i++, st->vm_pte);
 	put_int8(values, nulls, i++, st->vm_rss);
 	put_int8(values, nulls, i++, st->rss_anon);
 	put_int8(values, nulls, i++, st->rss_file);
@@ -104,16 +171,15 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid)
 	put_int8(values, nulls, i++, sm->pss_anon);
 	put_int8(values, nulls, i++, sm->pss_file);
 	put_int8(values, nulls, i++, sm->pss_shmem);
-	put_int8(values, nulls, i++,
-			 (sm->private_clean < 0 || sm->private_dirty < 0) ? -1 :
-			 sm->private_clean + sm->private_dirty);
+	put_int8(values, nulls, i++, sum_or_missing(sm->private_clean, sm->private_dirty));
 	put_int8(values, nulls, i++, st->vm_swap);
 	put_int8(values, nulls, i++, sm->swap_pss);
-	put_int8(values, nulls, i++, st->vm_pte);
 	put_int8(values, nulls, i++, st->hugetlb);
 	put_int8(values, nulls, i++, st->vm_hwm);
-	put_int4(values, nulls, i++, s.oom_score);
-	put_int4(values, nulls, i++, s.oom_score_adj);
+	put_int4(values, nulls, i++, s.oom_score,
+			 (s.unreadable & (1u << PM_FILE_OOM_SCORE)) != 0);
+	put_int4(values, nulls, i++, s.oom_score_adj,
+			 (s.unreadable & (1u << PM_FILE_OOM_SCORE_ADJ)) != 0);
 	if (s.unreadable)
 		values[i++] = unreadable_array(s.unreadable);
 	else
@@ -125,14 +191,17 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid)
 }
 
 /*
- * pg_procmem_processes() - every live process of this server: the
+ * pg_procmem_processes(with_pss) - every live process of this server: the
  * postmaster, every process with a PGPROC, and the postmaster's other
- * children. A process that exits while being read is left out.
+ * children. A process that exits while being read is left out. with_pss
+ * also reads smaps_rollup, which walks shared memory's page tables.
  */
 Datum
 pg_procmem_processes(PG_FUNCTION_ARGS)
 {
+	procmem_options opt = current_options(PG_GETARG_BOOL(0));
 	ReturnSetInfo *rsinfo;
+	procmem_members m;
 	pid_t	   *pids;
 	int			n;
 	int			skipped = 0;
@@ -141,12 +210,13 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	procmem_check_proc_visible();
+	procmem_members_begin(&m);
 
 	pids = procmem_candidates(&n);
 	for (int i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (!emit_process(rsinfo, pids[i]))
+		if (!emit_process(rsinfo, &m, pids[i], &opt))
 			skipped++;
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
@@ -156,26 +226,32 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 }
 
 /*
- * pg_procmem_process(pid) - the same for one process. A pid that is not a
- * live process of this server is an ERROR; one that exits while being read
- * gives no row.
+ * pg_procmem_process(pid, with_pss) - the same for one process. A pid that
+ * is not a live process of this server is an ERROR; one that exits while
+ * being read gives no row.
  */
 Datum
 pg_procmem_process(PG_FUNCTION_ARGS)
 {
 	int32		pid = PG_GETARG_INT32(0);
+	procmem_options opt = current_options(PG_GETARG_BOOL(1));
 	ReturnSetInfo *rsinfo;
+	procmem_members m;
+	procmem_membership kind;
+	procfs_stat id;
 
 	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	procmem_check_proc_visible();
+	procmem_members_begin(&m);
 
-	if (!procmem_is_member(pid))
+	kind = procmem_member(&m, pid, &id);
+	if (kind == MEMBER_NO || kind == MEMBER_GONE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
 
-	emit_process(rsinfo, pid);
+	emit_process(rsinfo, &m, pid, &opt);
 	return (Datum) 0;
 }

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROCFS_INVALID	(-2)	/* seen, but not a usable figure */
@@ -455,6 +456,20 @@ procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len
 }
 
 procfs_result
+procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char		path[64];
+	struct stat st;
+
+	proc_path(path, sizeof(path), pid, "exe");
+	if (stat(path, &st) != 0)
+		return errno_result(errno);
+	*dev = (uint64_t) st.st_dev;
+	*ino = (uint64_t) st.st_ino;
+	return PROCFS_OK;
+}
+
+procfs_result
 procfs_read_lines(pid_t pid, const char *name, procfs_line_fn fn, void *arg)
 {
 	char		buf[4096];
@@ -487,13 +502,16 @@ pid_list_feed(pid_list *pl, const char *buf, size_t len)
 	{
 		if (buf[i] >= '0' && buf[i] <= '9')
 		{
-			if (pl->cur < INT32_MAX)
+			/* past INT32_MAX it is no pid: stays invalid until the blank */
+			if (pl->cur >= 0)
 				pl->cur = pl->cur * 10 + (buf[i] - '0');
+			if (pl->cur > INT32_MAX)
+				pl->cur = -1;
 			pl->in_num = 1;
 		}
 		else if (pl->in_num)
 		{
-			if (pl->n < pl->cap && pl->cur > 0 && pl->cur <= INT32_MAX)
+			if (pl->n < pl->cap && pl->cur > 0)
 				pl->out[pl->n++] = (pid_t) pl->cur;
 			pl->cur = 0;
 			pl->in_num = 0;

@@ -120,6 +120,14 @@ extern procfs_result procfs_read_lines(pid_t pid, const char *name,
 									   procfs_line_fn fn, void *arg);
 
 /*
+ * The executable a process runs, as (device, inode) of /proc/<pid>/exe.
+ * Processes forked from the postmaster without exec share its executable;
+ * an unrelated program adopted by the postmaster (when it is PID 1 or a
+ * child subreaper) does not.
+ */
+extern procfs_result procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino);
+
+/*
  * Children of a process, from /proc/<pid>/task/<pid>/children when the
  * kernel has it (CONFIG_PROC_CHILDREN), else by scanning every /proc/<n>/stat
  * for PPid. Returns the number found (at most cap), or -1 when neither works.

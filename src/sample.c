@@ -10,6 +10,8 @@ static const char *const file_names[PM_NFILES] = {
 	[PM_FILE_STATUS] = "status",
 	[PM_FILE_SMAPS_ROLLUP] = "smaps_rollup",
 	[PM_FILE_SMAPS] = "smaps",
+	[PM_FILE_MAPS] = "maps",
+	[PM_FILE_PAGEMAP] = "pagemap",
 	[PM_FILE_OOM_SCORE] = "oom_score",
 	[PM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
 };
@@ -18,6 +20,20 @@ const char *
 procmem_file_name(procmem_file f)
 {
 	return (f >= 0 && f < PM_NFILES) ? file_names[f] : "?";
+}
+
+const char *
+procmem_method_name(procmem_method m)
+{
+	switch (m)
+	{
+		case PM_METHOD_PAGEMAP:
+			return "pagemap";
+		case PM_METHOD_RSS_ANON:
+			return "rss_anon";
+		default:
+			return NULL;
+	}
 }
 
 procfs_result
@@ -53,63 +69,117 @@ read_number(pid_t pid, procmem_file f, unsigned *unreadable)
  * smaps_rollup (Linux >= 4.14) is one pre-summed block; older kernels only
  * have smaps, whose per-mapping blocks the same parser sums.
  */
-static void
+/* Marks file f unreadable; returns whether the process has gone. */
+static int
+failed(procmem_sample *s, procmem_file f, procfs_result res)
+{
+	if (res == PROCFS_GONE)
+		return 1;
+	s->unreadable |= 1u << f;
+	return 0;
+}
+
+static int
 read_smaps(pid_t pid, procmem_sample *s)
 {
 	procfs_result res;
 
-	procfs_smaps_init(&s->smaps);
 	res = procfs_read_lines(pid, file_names[PM_FILE_SMAPS_ROLLUP],
 							procfs_smaps_line, &s->smaps);
 	if (res == PROCFS_OK)
-		return;
-	if (res == PROCFS_GONE)
-	{
-		/* no such file (old kernel), or no such process: smaps tells */
-		procfs_smaps_init(&s->smaps);
-		if (procfs_read_lines(pid, file_names[PM_FILE_SMAPS],
-							  procfs_smaps_line, &s->smaps) == PROCFS_OK)
-			return;
-		s->unreadable |= 1u << PM_FILE_SMAPS;
-	}
-	else
-		s->unreadable |= 1u << PM_FILE_SMAPS_ROLLUP;
+		return 0;
 	procfs_smaps_init(&s->smaps);
+	if (res != PROCFS_GONE)
+		return failed(s, PM_FILE_SMAPS_ROLLUP, res);
+
+	/* no such file (Linux < 4.14), or no such process: smaps tells */
+	res = procfs_read_lines(pid, file_names[PM_FILE_SMAPS],
+							procfs_smaps_line, &s->smaps);
+	if (res == PROCFS_OK)
+		return 0;
+	procfs_smaps_init(&s->smaps);
+	return failed(s, PM_FILE_SMAPS, res);
+}
+
+static int
+read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
+{
+	procfs_result res = procfs_read_anon(pid, opt->pagemap_flags, &s->anon);
+
+	if (res == PROCFS_OK)
+		return 0;
+	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
+	return failed(s, s->anon.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
+}
+
+static int64_t
+plus(int64_t a, int64_t b)
+{
+	if (a < 0 || b < 0 || a > INT64_MAX - b)
+		return PROCFS_MISSING;
+	return a + b;
 }
 
 int64_t
-procmem_overhead(const procmem_sample *s)
+procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method *method)
 {
-	int64_t		anon = s->smaps.pss_anon;
-	int64_t		pte = s->status.vm_pte;
+	int64_t		v;
 
-	if (anon < 0 || pte < 0 || anon > INT64_MAX - pte)
-		return PROCFS_MISSING;
-	return anon + pte;
+	*method = PM_METHOD_AUTO;
+	if (wanted != PM_METHOD_RSS_ANON)
+	{
+		v = plus(s->anon.exclusive, s->status.vm_pte);
+		if (v >= 0 || wanted == PM_METHOD_PAGEMAP)
+		{
+			if (v >= 0)
+				*method = PM_METHOD_PAGEMAP;
+			return v;
+		}
+	}
+	v = plus(s->status.rss_anon, s->status.vm_pte);
+	if (v >= 0)
+		*method = PM_METHOD_RSS_ANON;
+	return v;
 }
 
 procmem_sample_result
-procmem_sample_read(pid_t pid, int64_t expected_ppid, procmem_sample *s)
+procmem_sample_read(pid_t pid, int64_t expected_ppid, const procmem_options *opt,
+					procmem_sample *s)
 {
 	procfs_stat after;
+	procfs_result res;
 
 	memset(s, 0, sizeof(*s));
+	procfs_status_init(&s->status);
+	procfs_smaps_init(&s->smaps);
+	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
 	if (procmem_read_stat(pid, &s->stat) != PROCFS_OK || procfs_stat_dead(&s->stat))
 		return SAMPLE_GONE;
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
 		return SAMPLE_NOT_CHILD;
 
-	procfs_status_init(&s->status);
-	if (procfs_read_lines(pid, file_names[PM_FILE_STATUS],
-						  procfs_status_line, &s->status) != PROCFS_OK)
+	res = procfs_read_lines(pid, file_names[PM_FILE_STATUS],
+							procfs_status_line, &s->status);
+	if (res != PROCFS_OK)
 	{
-		s->unreadable |= 1u << PM_FILE_STATUS;
 		procfs_status_init(&s->status);
+		if (failed(s, PM_FILE_STATUS, res))
+			return SAMPLE_GONE;
 	}
-	read_smaps(pid, s);
+	else if (s->status.vm_rss < 0)
+		return SAMPLE_GONE;		/* no Vm* lines: it has released its memory */
+
+	if (opt->method != PM_METHOD_RSS_ANON && read_anon(pid, opt, s))
+		return SAMPLE_GONE;
+	if (opt->want_pss && read_smaps(pid, s))
+		return SAMPLE_GONE;
 	s->oom_score = read_number(pid, PM_FILE_OOM_SCORE, &s->unreadable);
 	s->oom_score_adj = read_number(pid, PM_FILE_OOM_SCORE_ADJ, &s->unreadable);
-	s->overhead = procmem_overhead(s);
+	if (opt->want_cmdline &&
+		procfs_read_file(pid, "cmdline", s->cmdline, sizeof(s->cmdline),
+						 &s->cmdline_len) != PROCFS_OK)
+		s->cmdline_len = 0;
+	s->overhead = procmem_overhead(s, opt->method, &s->overhead_method);
 
 	/* the same process, still alive, from start to end of the reads? */
 	if (procmem_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||

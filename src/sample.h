@@ -10,6 +10,7 @@
 #ifndef PROCMEM_SAMPLE_H
 #define PROCMEM_SAMPLE_H
 
+#include "pagemap.h"
 #include "procfs.h"
 
 /* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
@@ -18,6 +19,8 @@ typedef enum procmem_file
 	PM_FILE_STATUS = 0,
 	PM_FILE_SMAPS_ROLLUP,
 	PM_FILE_SMAPS,				/* read only where smaps_rollup does not exist */
+	PM_FILE_MAPS,
+	PM_FILE_PAGEMAP,
 	PM_FILE_OOM_SCORE,
 	PM_FILE_OOM_SCORE_ADJ,
 	PM_NFILES
@@ -30,14 +33,34 @@ typedef enum procmem_sample_result
 	SAMPLE_NOT_CHILD			/* alive, but not a child of the expected parent */
 } procmem_sample_result;
 
+/* How overhead is measured (the pg_procmem.overhead_method setting). */
+typedef enum procmem_method
+{
+	PM_METHOD_AUTO = 0,			/* pagemap, else rss_anon */
+	PM_METHOD_PAGEMAP,			/* exclusive anonymous pages + page tables */
+	PM_METHOD_RSS_ANON			/* RssAnon + page tables: over-counts COW pages */
+} procmem_method;
+
+typedef struct procmem_options
+{
+	int			want_pss;		/* read smaps_rollup: costly, see README */
+	procmem_method method;
+	unsigned	pagemap_flags;	/* PROCFS_NO_PAGEMAP_SCAN, ... */
+	int			want_cmdline;	/* read the process title too */
+} procmem_options;
+
 typedef struct procmem_sample
 {
 	procfs_stat stat;			/* identity, from the first stat read */
 	procfs_status status;
-	procfs_smaps smaps;
-	int64_t		oom_score;
-	int64_t		oom_score_adj;
+	procfs_smaps smaps;			/* all missing unless want_pss */
+	procfs_anon anon;			/* negative unless read by the pagemap method */
+	int64_t		oom_score;		/* valid unless its file is unreadable */
+	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
+	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */
+	size_t		cmdline_len;
 	int64_t		overhead;		/* see procmem_overhead() */
+	procmem_method overhead_method; /* PAGEMAP or RSS_ANON; AUTO: none */
 	unsigned	unreadable;		/* bit (1 << procmem_file) per failed file */
 } procmem_sample;
 
@@ -46,14 +69,20 @@ typedef struct procmem_sample
  * check (for the postmaster itself).
  */
 extern procmem_sample_result procmem_sample_read(pid_t pid, int64_t expected_ppid,
+												 const procmem_options *opt,
 												 procmem_sample *s);
 
 /*
- * What the process costs beyond shared memory, or negative when it cannot
- * be told. Today: Pss_Anon + VmPTE, the accepted estimate. Kept in one place
- * so the method can change without touching callers.
+ * What the process costs beyond shared memory: by the pagemap method its
+ * exclusive anonymous pages + page tables, which is what the kernel frees
+ * when it exits (but ~16 kB of kernel stack and ~100 kB of slab that no
+ * /proc file shows); by the rss_anon method RssAnon + page tables.
+ * Sets *method to the one used; negative when neither could be read.
  */
-extern int64_t procmem_overhead(const procmem_sample *s);
+extern int64_t procmem_overhead(const procmem_sample *s, procmem_method wanted,
+								procmem_method *method);
+
+extern const char *procmem_method_name(procmem_method m);
 
 extern const char *procmem_file_name(procmem_file f);
 

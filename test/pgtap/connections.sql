@@ -16,14 +16,20 @@ INSERT INTO conns
 SELECT 'c' || i, (SELECT p FROM dblink('c' || i, 'SELECT pg_backend_pid()') AS t(p integer))
 FROM generate_series(1, 3) i, LATERAL dblink_connect('c' || i, pg_temp.connstr());
 
--- true once every (want = true) or none (want = false) of the pids is a row; 5 s at most.
+-- true once all three pids are client backend rows (want) or no pid is a
+-- row at all (not want; a backend leaves pg_stat_activity before it exits,
+-- so that case looks at processes, whatever their type); 5 s at most.
 CREATE FUNCTION pg_temp.rows_are(want boolean) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE n integer;
 BEGIN
 	FOR i IN 1..50 LOOP
 		PERFORM pg_stat_clear_snapshot();
-		SELECT count(*) INTO n FROM pg_procmem_backends b JOIN conns c USING (pid)
-		WHERE b.backend_type = 'client backend';
+		IF want THEN
+			SELECT count(*) INTO n FROM pg_procmem_backends b JOIN conns c USING (pid)
+			WHERE b.backend_type = 'client backend';
+		ELSE
+			SELECT count(*) INTO n FROM pg_procmem_processes() p JOIN conns c USING (pid);
+		END IF;
 		IF (want AND n = 3) OR (NOT want AND n = 0) THEN RETURN true; END IF;
 		PERFORM pg_sleep(0.1);
 	END LOOP;

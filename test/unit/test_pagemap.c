@@ -227,7 +227,11 @@ test_live(void)
 	ok(!a[3].used_scan && !a[3].used_query, "live: both can be turned off");
 
 	kill(child, SIGKILL);
-	usleep(100 * 1000);
+	{
+		siginfo_t	info;
+
+		waitid(P_PID, child, &info, WEXITED | WNOWAIT);	/* a zombie, not reaped */
+	}
 	res = procfs_read_anon(child, 0, &a[0]);
 	ok(res != PROCFS_OK, "live: a zombie's anonymous memory is not reported (%d)", (int) res);
 	waitpid(child, NULL, 0);

@@ -299,6 +299,8 @@ test_lines(void)
 static void
 test_live(void)
 {
+	procmem_options opt = {.want_pss = 1, .method = PM_METHOD_AUTO};
+	procmem_options cheap = {.want_pss = 0, .method = PM_METHOD_RSS_ANON};
 	procmem_sample s;
 	pid_t		kids[3];
 	pid_t		found[64];
@@ -307,12 +309,21 @@ test_live(void)
 	char		buf[64];
 	size_t		len;
 
-	ok(procmem_sample_read(getpid(), getppid(), &s) == SAMPLE_OK, "live: own sample");
+	ok(procmem_sample_read(getpid(), getppid(), &opt, &s) == SAMPLE_OK, "live: own sample");
 	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
 	   "live: 0 < pss <= rss");
-	ok(s.overhead > 0 && s.overhead < KB(256 * 1024), "live: overhead between 0 and 256 MB");
+	ok(s.overhead_method == PM_METHOD_PAGEMAP && s.overhead > 0 &&
+	   s.overhead == s.anon.exclusive + s.status.vm_pte,
+	   "live: overhead = exclusive anonymous + page tables, by pagemap");
+	ok(s.overhead < KB(256 * 1024), "live: overhead below 256 MB");
+	ok(s.anon.exclusive + s.anon.shared <= s.status.rss_anon + KB(256),
+	   "live: exclusive + shared anonymous <= RssAnon");
 	is_i64(s.unreadable, 0, "live: every file read");
-	ok(procmem_sample_read(getpid(), getppid() + 1, &s) == SAMPLE_NOT_CHILD,
+	ok(procmem_sample_read(getpid(), getppid(), &cheap, &s) == SAMPLE_OK &&
+	   s.overhead_method == PM_METHOD_RSS_ANON && s.overhead == s.status.rss_anon + s.status.vm_pte &&
+	   s.smaps.pss == PROCFS_MISSING && s.anon.exclusive == PROCFS_MISSING,
+	   "live: rss_anon method, no PSS: neither pagemap nor smaps_rollup read");
+	ok(procmem_sample_read(getpid(), getppid() + 1, &opt, &s) == SAMPLE_NOT_CHILD,
 	   "live: another parent expected: not a child");
 
 	for (int i = 0; i < 3; i++)
@@ -333,15 +344,20 @@ test_live(void)
 		for (int k = 0; k < 3; k++)
 			hits += found[i] == kids[k];
 	is_i64(hits, 3, "children: the /proc scan finds them too");
-	ok(procmem_sample_read(kids[0], getpid(), &s) == SAMPLE_OK, "live: a child is sampled");
+	ok(procmem_sample_read(kids[0], getpid(), &opt, &s) == SAMPLE_OK, "live: a child is sampled");
 
 	kill(kids[0], SIGKILL);
-	usleep(100 * 1000);
-	ok(procmem_sample_read(kids[0], getpid(), &s) == SAMPLE_GONE,
+	{
+		siginfo_t	info;
+
+		/* wait until it is a zombie, without reaping it */
+		waitid(P_PID, kids[0], &info, WEXITED | WNOWAIT);
+	}
+	ok(procmem_sample_read(kids[0], getpid(), &opt, &s) == SAMPLE_GONE,
 	   "live: a zombie child is gone");
 	waitpid(kids[0], NULL, 0);
 	dead = kids[0];
-	ok(procmem_sample_read(dead, getpid(), &s) == SAMPLE_GONE,
+	ok(procmem_sample_read(dead, getpid(), &opt, &s) == SAMPLE_GONE,
 	   "live: a reaped child is gone");
 	ok(procfs_read_file(dead, "status", buf, sizeof(buf), &len) == PROCFS_GONE,
 	   "read: a reaped pid's file is gone");
