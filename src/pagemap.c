@@ -199,6 +199,7 @@ typedef struct anon_reader
 	int			pagemap_fd;
 	int64_t		page_size;
 	int			have_scan;
+	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
 	procfs_result res;
 	procfs_anon *anon;
 } anon_reader;
@@ -250,11 +251,62 @@ count_range(anon_reader *r, uint64_t start, uint64_t end)
 }
 
 /*
- * PAGEMAP_SCAN over one mapping: the kernel returns the ranges of present,
- * anonymous, non-zero-page pages; only those are read for bit 56.
+ * Counts the pagemap entries of regions[0..n), reading spans that cover
+ * several nearby regions with one pread but counting only inside regions
+ * (the gaps hold zero-page mappings the scan left out on purpose).
  */
 static void
-scan_vma(anon_reader *r, uint64_t start, uint64_t end)
+count_regions(anon_reader *r, const struct pm_page_region *regions, int n)
+{
+	uint64_t	buf[ENTRIES_PER_READ];
+	uint64_t	ps = (uint64_t) r->page_size;
+	int			i = 0;
+
+	while (i < n && r->res == PROCFS_OK)
+	{
+		uint64_t	first = regions[i].start / ps;
+		uint64_t	last;
+		int			j = i;
+		ssize_t		got;
+
+		/* extend the span while the next region starts close by and fits */
+		while (j + 1 < n && regions[j + 1].start / ps - regions[j].end / ps <= 64 &&
+			   regions[j + 1].end / ps - first <= ENTRIES_PER_READ)
+			j++;
+		last = regions[j].end / ps;
+		if (last - first > ENTRIES_PER_READ)
+		{
+			/* one large region: the plain reader splits it */
+			count_range(r, regions[i].start, regions[i].end);
+			i++;
+			continue;
+		}
+		got = pread(r->pagemap_fd, buf, (last - first) * sizeof(uint64_t),
+					(off_t) (first * sizeof(uint64_t)));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < (ssize_t) ((last - first) * sizeof(uint64_t)))
+		{
+			/* short or failed: the careful reader decides what it means */
+			for (; i <= j; i++)
+				count_range(r, regions[i].start, regions[i].end);
+			continue;
+		}
+		for (; i <= j; i++)
+			procfs_count_entries(buf + (regions[i].start / ps - first),
+								 (regions[i].end - regions[i].start) / ps,
+								 r->page_size, r->anon);
+	}
+}
+
+/*
+ * PAGEMAP_SCAN over [start, end): the kernel returns the ranges of present,
+ * anonymous, non-zero-page pages (skipping unmapped holes, file pages and
+ * the zero page itself); only those are read for bit 56. The range must hold
+ * no shared mapping: walking shared_buffers' page tables is the cost avoided.
+ */
+static void
+scan_range(anon_reader *r, uint64_t start, uint64_t end)
 {
 	struct pm_page_region regions[REGIONS_PER_SCAN];
 	struct pm_scan_arg_abi arg;
@@ -269,7 +321,7 @@ scan_vma(anon_reader *r, uint64_t start, uint64_t end)
 	arg.category_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
 
-	while (r->res == PROCFS_OK)
+	while (r->res == PROCFS_OK && arg.start < end)
 	{
 		int			n = ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg);
 
@@ -280,8 +332,7 @@ scan_vma(anon_reader *r, uint64_t start, uint64_t end)
 			fail(r, errno_result(errno), 1);
 			return;
 		}
-		for (int i = 0; i < n && i < REGIONS_PER_SCAN; i++)
-			count_range(r, regions[i].start, regions[i].end);
+		count_regions(r, regions, n < REGIONS_PER_SCAN ? n : REGIONS_PER_SCAN);
 		if (arg.walk_end >= end)
 			return;
 		if (arg.walk_end <= arg.start)
@@ -293,15 +344,70 @@ scan_vma(anon_reader *r, uint64_t start, uint64_t end)
 	}
 }
 
+/*
+ * Without PAGEMAP_SCAN: every page of each mapping that can hold anonymous
+ * pages is read. With it, one scan covers the whole stretch of address space
+ * between two shared mappings (see add_shared()).
+ */
 static void
 read_vma(anon_reader *r, const procfs_vma *vma)
 {
 	if (r->res != PROCFS_OK || !procfs_vma_wanted(vma, r->have_scan))
 		return;
-	if (r->have_scan)
-		scan_vma(r, vma->start, vma->end);
+	count_range(r, vma->start, vma->end);
+}
+
+/*
+ * With PAGEMAP_SCAN, mappings arrive in address order and only the shared
+ * ones matter: the stretch from the end of the previous shared mapping to
+ * the start of this one is scanned in one go.
+ */
+static void
+add_shared(anon_reader *r, uint64_t start, uint64_t end)
+{
+	if (r->res != PROCFS_OK)
+		return;
+	if (start > r->scanned_to)
+		scan_range(r, r->scanned_to, start);
+	if (end > r->scanned_to)
+		r->scanned_to = end;
+}
+
+/* The end of user address space, found once: PAGEMAP_SCAN refuses more. */
+static uint64_t
+user_space_end(anon_reader *r)
+{
+	static uint64_t known;
+	static const int bits[] = {57, 56, 52, 48, 47, 39};
+
+	if (known)
+		return known;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+	{
+		struct pm_scan_arg_abi arg;
+		uint64_t	top = (UINT64_C(1) << bits[i]) - (uint64_t) r->page_size;
+
+		memset(&arg, 0, sizeof(arg));
+		arg.size = sizeof(arg);
+		arg.start = top - (uint64_t) r->page_size;
+		arg.end = top;
+		arg.category_mask = PM_PAGE_IS_PRESENT;
+		arg.return_mask = PM_PAGE_IS_PRESENT;
+		if (ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0)
+			return known = top;
+	}
+	return 0;
+}
+
+static void
+finish_scan(anon_reader *r)
+{
+	uint64_t	top = user_space_end(r);
+
+	if (top == 0)
+		fail(r, PROCFS_UNREADABLE, 1);
 	else
-		count_range(r, vma->start, vma->end);
+		add_shared(r, top, top);
 }
 
 /* Whether this kernel answers PAGEMAP_SCAN: ask about the empty page 0. */
@@ -319,12 +425,14 @@ probe_scan(anon_reader *r)
 	arg.vec_len = 1;
 	arg.category_mask = PM_PAGE_IS_PRESENT;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
-	return ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0;
+	return ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0 && user_space_end(r) != 0;
 }
 
 /*
- * Lists mappings with PROCMAP_QUERY. Returns 0 when done (or failed: see
- * r->res), -1 when the kernel does not have the ioctl.
+ * Lists mappings with PROCMAP_QUERY: with PAGEMAP_SCAN only the shared ones
+ * (the kernel filters them: a handful of calls instead of one per mapping),
+ * else all of them. Returns 0 when done (or failed: see r->res), -1 when the
+ * kernel does not have the ioctl.
  */
 static int
 query_vmas(anon_reader *r)
@@ -348,7 +456,8 @@ query_vmas(anon_reader *r)
 
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
-		q.query_flags = PM_QUERY_COVERING_OR_NEXT_VMA;
+		q.query_flags = PM_QUERY_COVERING_OR_NEXT_VMA |
+			(r->have_scan ? PM_QUERY_VMA_SHARED : 0);
 		q.query_addr = addr;
 		if (ioctl(fd, PM_IOCTL_PROCMAP_QUERY, &q) < 0)
 		{
@@ -361,6 +470,8 @@ query_vmas(anon_reader *r)
 				return -1;		/* not this kernel: parse the text */
 			if (err != ENOENT)	/* ENOENT: no mapping past addr */
 				fail(r, errno_result(err), 0);
+			else if (r->have_scan)
+				finish_scan(r);
 			return 0;
 		}
 		first = 0;
@@ -376,7 +487,10 @@ query_vmas(anon_reader *r)
 		vma.executable = (q.vma_flags & PM_QUERY_VMA_EXECUTABLE) != 0;
 		vma.shared = (q.vma_flags & PM_QUERY_VMA_SHARED) != 0;
 		vma.inode = q.inode;
-		read_vma(r, &vma);
+		if (r->have_scan)
+			add_shared(r, vma.start, vma.end);
+		else
+			read_vma(r, &vma);
 		addr = q.vma_end;
 		if (r->res != PROCFS_OK)
 			break;
@@ -391,8 +505,12 @@ maps_line(void *arg, const char *line, size_t len)
 	anon_reader *r = arg;
 	procfs_vma	vma;
 
-	if (procfs_parse_maps_line(line, len, &vma) == 0)
+	if (procfs_parse_maps_line(line, len, &vma) != 0)
+		return;
+	if (!r->have_scan)
 		read_vma(r, &vma);
+	else if (vma.shared && !(vma.start >> 63))
+		add_shared(r, vma.start, vma.end);
 }
 
 procfs_result
@@ -426,6 +544,8 @@ procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
 
 		if (res != PROCFS_OK)
 			fail(&r, res, 0);
+		else if (r.have_scan)
+			finish_scan(&r);
 	}
 	else
 		anon->used_query = 1;
