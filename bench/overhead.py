@@ -31,7 +31,21 @@ import psycopg
 PG_BIN = os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin")
 HERE = os.path.dirname(os.path.abspath(__file__))
 READER = os.path.join(HERE, ".build", "proc_reader")
-CGROUP_ROOT = "/sys/fs/cgroup/memory"
+
+def cgroup_layout():
+    """(root dir, usage file, page-cache key, shmem key) for cgroup v2 or v1."""
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            if "memory" in f.read().split():
+                with open("/sys/fs/cgroup/cgroup.subtree_control", "w") as sc:
+                    sc.write("+memory")
+                return "/sys/fs/cgroup", "memory.current", "file", "shmem"
+    except OSError:
+        pass
+    return "/sys/fs/cgroup/memory", "memory.usage_in_bytes", "total_cache", "total_shmem"
+
+
+CGROUP_ROOT, CG_USAGE, CG_CACHE, CG_SHMEM = cgroup_layout()
 MB = 1024 * 1024
 
 
@@ -62,6 +76,8 @@ class Cluster:
             "jit": "off", "autovacuum": "off", "listen_addresses": "''",
             "unix_socket_directories": self.dir, "port": str(port),
             "max_wal_size": "4GB", "checkpoint_timeout": "1h",
+            # no background writes: file cache must not grow while measuring
+            "bgwriter_lru_maxpages": "0",
         }
         self.hugepages_set = False
         if huge_pages:
@@ -93,10 +109,18 @@ class Cluster:
                                dbname="postgres", autocommit=True)
 
     def usage(self):
-        """Bytes charged to the cgroup, after letting per-CPU charge batches settle."""
+        """Bytes charged to the cgroup, less reclaimable file cache (shared
+        memory stays in), after letting per-CPU charge batches settle."""
         time.sleep(1.0)
-        with open(os.path.join(self.cgroup, "memory.usage_in_bytes")) as f:
-            return int(f.read())
+        with open(os.path.join(self.cgroup, CG_USAGE)) as f:
+            usage = int(f.read())
+        stat = {}
+        with open(os.path.join(self.cgroup, "memory.stat")) as f:
+            for line in f:
+                k, v = line.split()
+                stat[k] = int(v)
+        # the cache figure counts page cache and shmem (shared_buffers) alike
+        return usage - (stat[CG_CACHE] - stat[CG_SHMEM])
 
     def stop(self):
         subprocess.run(["runuser", "-u", "postgres", "--", f"{PG_BIN}/pg_ctl", "-D", self.data,
@@ -171,6 +195,8 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         mon.execute("CREATE EXTENSION pg_prewarm")
         mon.execute("CREATE UNLOGGED TABLE touch (id int, pad char(1000)) WITH (fillfactor = 10)")
         mon.execute("INSERT INTO touch SELECT g, 'x' FROM generate_series(1, %s) g", (pages,))
+        # hint bits set now, so that the scans below dirty nothing
+        mon.execute("VACUUM (FREEZE) touch")
         mon.execute("SELECT pg_prewarm('touch')")
         mon.execute("CHECKPOINT")
         u0 = cl.usage()
@@ -193,10 +219,16 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         # speed, in the touched state, over every server process
         allpids = [r[0] for r in mon.execute("SELECT pid FROM pg_procmem_processes()").fetchall()]
         res["processes"] = len(allpids)
-        res["view_s"] = median_time(
-            lambda: mon.execute("SELECT * FROM pg_procmem_backends").fetchall(), reps)
-        res["status_s"] = reader_time("status", allpids, reps)
-        res["smaps_s"] = reader_time("smaps_rollup", allpids, reps)
+        # interleaved, so that drift in the machine's speed hits all alike
+        view, status, smaps = [], [], []
+        for _ in range(reps):
+            view.append(median_time(
+                lambda: mon.execute("SELECT * FROM pg_procmem_backends").fetchall(), 1))
+            status.append(reader_time("status", allpids, 1))
+            smaps.append(reader_time("smaps_rollup", allpids, 1))
+        res["view_s"] = statistics.median(view)
+        res["status_s"] = statistics.median(status)
+        res["smaps_s"] = statistics.median(smaps)
         res["pss_view_s"] = median_time(
             lambda: mon.execute("SELECT * FROM pg_procmem_backends_pss").fetchall(), max(1, reps // 2))
 

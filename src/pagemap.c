@@ -80,6 +80,8 @@ struct procmap_query_abi
 #define ENTRIES_PER_READ	4096
 /* regions returned per PAGEMAP_SCAN call */
 #define REGIONS_PER_SCAN	256
+/* regions this close (in pages) share one pread: 4 kB of entries costs less than a syscall */
+#define COALESCE_GAP		512
 
 /* maps lines */
 
@@ -270,7 +272,7 @@ count_regions(anon_reader *r, const struct pm_page_region *regions, int n)
 		ssize_t		got;
 
 		/* extend the span while the next region starts close by and fits */
-		while (j + 1 < n && regions[j + 1].start / ps - regions[j].end / ps <= 64 &&
+		while (j + 1 < n && regions[j + 1].start / ps - regions[j].end / ps <= COALESCE_GAP &&
 			   regions[j + 1].end / ps - first <= ENTRIES_PER_READ)
 			j++;
 		last = regions[j].end / ps;

@@ -295,6 +295,37 @@ test_lines(void)
 	is_i64(n, 4, "lines: empty lines count, a last line without newline counts");
 }
 
+/* The method choice, on figures as a failed read leaves them. */
+static void
+test_overhead_methods(void)
+{
+	procmem_sample s;
+	procmem_method m;
+
+	memset(&s, 0, sizeof(s));
+	s.status.vm_pte = KB(100);
+	s.status.rss_anon = KB(3000);
+	s.anon.exclusive = KB(1000);
+	is_i64(procmem_overhead(&s, PM_METHOD_AUTO, &m), KB(1100), "method auto: pagemap when read");
+	ok(m == PM_METHOD_PAGEMAP, "method auto: says pagemap");
+	is_i64(procmem_overhead(&s, PM_METHOD_RSS_ANON, &m), KB(3100), "method rss_anon: RssAnon + VmPTE");
+	ok(m == PM_METHOD_RSS_ANON, "method rss_anon: says rss_anon");
+
+	s.anon.exclusive = PROCFS_MISSING;	/* pagemap could not be read */
+	is_i64(procmem_overhead(&s, PM_METHOD_AUTO, &m), KB(3100), "method auto: falls back to rss_anon");
+	ok(m == PM_METHOD_RSS_ANON, "method auto: and says so");
+	ok(procmem_overhead(&s, PM_METHOD_PAGEMAP, &m) < 0 && m == PM_METHOD_AUTO,
+	   "method pagemap forced: no figure, no method");
+	ok(procmem_method_name(m) == NULL, "no method has no name");
+
+	s.status.vm_pte = PROCFS_MISSING;	/* status could not be read */
+	ok(procmem_overhead(&s, PM_METHOD_AUTO, &m) < 0 && m == PM_METHOD_AUTO,
+	   "no page tables: no overhead by any method");
+	s.status.vm_pte = INT64_MAX;
+	s.anon.exclusive = KB(1);
+	ok(procmem_overhead(&s, PM_METHOD_AUTO, &m) < 0, "a sum that overflows is no figure");
+}
+
 /* Live: this process and children it forks (real /proc, no mock). */
 static void
 test_live(void)
@@ -383,6 +414,7 @@ main(int argc, char **argv)
 	test_stat();
 	test_numbers_and_titles();
 	test_lines();
+	test_overhead_methods();
 	test_live();
 	return tap_done();
 }
