@@ -235,10 +235,10 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         for c in conns:
             c.close()
         conns = []
-        for _ in range(600):
-            left = mon.execute("SELECT count(*) FROM pg_procmem_processes() WHERE pid = ANY(%s)",
-                               (pids,)).fetchone()[0]
-            if left == 0:
+        # gone from pg_procmem as soon as their memory map is detached, but
+        # the kernel frees page tables after that: wait until reaped
+        for _ in range(1200):
+            if not any(os.path.exists(f"/proc/{p}") for p in pids):
                 break
             time.sleep(0.1)
         u3 = cl.usage()

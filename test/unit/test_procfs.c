@@ -59,16 +59,24 @@ feed(const char *buf, size_t len, size_t chunk, procfs_line_fn fn, void *arg)
 	procfs_lines_finish(&lb);
 }
 
+/* Feeds a whole fixture file to a line parser. */
+static void
+parse_fixture(const char *rel, procfs_line_fn fn, void *arg)
+{
+	size_t		len;
+	char	   *buf = slurp(rel, &len);
+
+	feed(buf, len, len ? len : 1, fn, arg);
+	free(buf);
+}
+
 static procfs_status
 status_of(const char *rel)
 {
 	procfs_status st;
-	size_t		len;
-	char	   *buf = slurp(rel, &len);
 
 	procfs_status_init(&st);
-	feed(buf, len, len ? len : 1, procfs_status_line, &st);
-	free(buf);
+	parse_fixture(rel, procfs_status_line, &st);
 	return st;
 }
 
@@ -76,12 +84,9 @@ static procfs_smaps
 smaps_of(const char *rel)
 {
 	procfs_smaps sm;
-	size_t		len;
-	char	   *buf = slurp(rel, &len);
 
 	procfs_smaps_init(&sm);
-	feed(buf, len, len ? len : 1, procfs_smaps_line, &sm);
-	free(buf);
+	parse_fixture(rel, procfs_smaps_line, &sm);
 	return sm;
 }
 
