@@ -44,21 +44,65 @@ build_install() {
 	make -C "$REPO" -s with_llvm=no install
 }
 
-# cluster_start [postgres -c settings...]: initdb + start; exports PGHOST,
-# PGPORT, PGUSER, PGDATABASE for psql and pg_regress. Stopped on exit.
-cluster_start() {
+# cluster_init: initdb a throwaway cluster; exports PGHOST, PGPORT, PGUSER,
+# PGDATABASE for psql and pg_regress. It is removed on exit.
+cluster_init() {
 	CLUSTER_DIR=$(mktemp -d /tmp/pg_procmem.XXXXXX)
 	chown postgres: "$CLUSTER_DIR"
 	chmod 755 "$CLUSTER_DIR"
 	export PGHOST=$CLUSTER_DIR PGPORT=${PGPORT:-5499} PGUSER=postgres PGDATABASE=postgres
-	trap cluster_stop EXIT
-	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only)"
+	trap on_exit EXIT
 	runuser -u postgres -- "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U postgres \
 		--auth=trust --no-sync -E UTF8 --locale=C >"$CLUSTER_DIR/initdb.log"
-	local opts="-p $PGPORT -k $CLUSTER_DIR -c listen_addresses='' -c jit=off"
+}
+
+# The -c options every run gets, plus the caller's.
+server_opts() {
+	local opts="-c port=$PGPORT -c unix_socket_directories=$CLUSTER_DIR -c listen_addresses='' -c jit=off"
 	for o in "$@"; do opts+=" -c $o"; done
+	echo "$opts"
+}
+
+# cluster_run [setting=value...]: starts the initialized cluster.
+cluster_run() {
+	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only)"
 	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
-		-w -t 60 start -o "$opts" >/dev/null
+		-w -t 60 start -o "$(server_opts "$@")" >/dev/null
+}
+
+# cluster_start [setting=value...]: both.
+cluster_start() {
+	cluster_init
+	cluster_run "$@"
+}
+
+# A value PostgreSQL computes from settings (postgres -C), server stopped.
+cluster_computed() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2046
+	runuser -u postgres -- "$PG_BIN/postgres" -D "$CLUSTER_DIR/data" -C "$name" \
+		$(for o in "$@"; do echo "-c$o"; done)
+}
+
+# Reserves huge pages for this run; on_exit gives the old count back.
+reserve_hugepages() {
+	OLD_NR_HUGEPAGES=${OLD_NR_HUGEPAGES:-$(cat /proc/sys/vm/nr_hugepages)}
+	echo "$1" >/proc/sys/vm/nr_hugepages 2>/dev/null || return 1
+	[ "$(awk '/^HugePages_Total:/ {print $2}' /proc/meminfo)" -ge "$1" ]
+}
+
+restore_hugepages() {
+	[ -n "${OLD_NR_HUGEPAGES:-}" ] || return 0
+	echo "$OLD_NR_HUGEPAGES" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	OLD_NR_HUGEPAGES=
+}
+
+on_exit() {
+	local rc=$?
+	cluster_stop "$rc" || true
+	restore_hugepages
+	return $rc
 }
 
 # The end of the server's log (with logging_collector, the files in log/).
@@ -67,18 +111,19 @@ server_log_tail() {
 	tail -n 30 "$CLUSTER_DIR/server.log" "$CLUSTER_DIR"/data/log/* >&2 2>/dev/null || true
 }
 
+# cluster_stop [status]: stops and removes the cluster; a non-zero status
+# (the script's, at exit) shows the end of the server log first.
 cluster_stop() {
-	local rc=$?
-	[ -n "${CLUSTER_DIR:-}" ] || return $rc
+	local rc=${1:-0}
+	[ -n "${CLUSTER_DIR:-}" ] || return 0
 	jobs -p | xargs -r kill 2>/dev/null || true
 	if [ -f "$CLUSTER_DIR/data/postmaster.pid" ]; then
 		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 ||
 			runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 || true
 	fi
-	[ $rc -eq 0 ] || server_log_tail
+	[ "$rc" -eq 0 ] || server_log_tail
 	rm -rf "$CLUSTER_DIR"
 	CLUSTER_DIR=
-	return $rc
 }
 
 psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }

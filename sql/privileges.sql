@@ -13,14 +13,47 @@ WHERE x.grantee = 0;
 
 SET ROLE regress_procmem_nobody;
 SELECT count(*) FROM pg_procmem_backends;
-SELECT count(*) FROM pg_procmem_backends_pss;
 SELECT count(*) FROM pg_procmem_processes();
 SELECT count(*) FROM pg_procmem_process(pg_backend_pid());
 RESET ROLE;
 
+-- Every view and function of the extension, whatever later versions add:
+-- denied without pg_read_all_stats, readable with it.
+CREATE FUNCTION pg_temp.try_all(role name) RETURNS TABLE (object text, outcome text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN
+		SELECT c.oid::regclass::text AS obj, 'SELECT count(*) FROM ' || c.oid::regclass AS q
+		FROM pg_class c JOIN pg_depend d ON d.objid = c.oid AND d.deptype = 'e'
+		JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_procmem'
+		UNION ALL
+		SELECT p.oid::regprocedure::text,
+			   'SELECT count(*) FROM ' || p.proname || '(' ||
+			   CASE WHEN p.proargtypes[0] = 'int4'::regtype THEN 'pg_backend_pid()' ELSE '' END || ')'
+		FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+		JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_procmem'
+		ORDER BY 1
+	LOOP
+		object := r.obj;
+		BEGIN
+			EXECUTE format('SET LOCAL ROLE %I', role);
+			EXECUTE r.q;
+			outcome := 'allowed';
+		EXCEPTION WHEN insufficient_privilege THEN
+			outcome := 'denied';
+		END;
+		RESET ROLE;
+		RETURN NEXT;
+	END LOOP;
+END $$;
+SELECT * FROM pg_temp.try_all('regress_procmem_nobody');
+SELECT outcome, count(*) FROM pg_temp.try_all('regress_procmem_stats') GROUP BY 1;
+SELECT outcome, count(*) FROM pg_temp.try_all('regress_procmem_monitor') GROUP BY 1;
+
 SET ROLE regress_procmem_stats;
 SELECT count(*) > 1 AS sees_processes FROM pg_procmem_backends;
-SELECT count(*) > 1 AS sees_pss FROM pg_procmem_backends_pss;
 SELECT count(*) = 1 AS sees_self FROM pg_procmem_process(pg_backend_pid());
 SELECT context_bytes > 0 AS own_contexts FROM pg_procmem_backends WHERE pid = pg_backend_pid();
 RESET ROLE;

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROCFS_INVALID	(-2)	/* seen, but not a usable figure */
 
 /* Line splitting */
 
@@ -138,51 +137,41 @@ procfs_parse_int(const char *buf, size_t len, int64_t *out)
 	return 0;
 }
 
-/* "Key:   value[ kB]" lines, shared by status, smaps and smaps_rollup */
+/* "Key:   value[ kB]" and "key value" lines, into tables of fields */
 
-typedef struct kv_field
-{
-	const char *key;
-	size_t		offset;			/* of an int64_t in the target struct */
-	int			kb;				/* value carries a " kB" unit */
-} kv_field;
-
-#define KV(type, key, member, kb) { key, offsetof(type, member), kb }
-
-static const kv_field status_fields[] = {
-	KV(procfs_status, "VmPeak", vm_peak, 1),
-	KV(procfs_status, "VmHWM", vm_hwm, 1),
-	KV(procfs_status, "VmRSS", vm_rss, 1),
-	KV(procfs_status, "RssAnon", rss_anon, 1),
-	KV(procfs_status, "RssFile", rss_file, 1),
-	KV(procfs_status, "RssShmem", rss_shmem, 1),
-	KV(procfs_status, "VmPTE", vm_pte, 1),
-	KV(procfs_status, "VmSwap", vm_swap, 1),
-	KV(procfs_status, "HugetlbPages", hugetlb, 1),
-	KV(procfs_status, "PPid", ppid, 0),
+static const procfs_field status_fields[] = {
+	PROCFS_FIELD(procfs_status, "VmPeak", vm_peak, 1),
+	PROCFS_FIELD(procfs_status, "VmHWM", vm_hwm, 1),
+	PROCFS_FIELD(procfs_status, "VmRSS", vm_rss, 1),
+	PROCFS_FIELD(procfs_status, "RssAnon", rss_anon, 1),
+	PROCFS_FIELD(procfs_status, "RssFile", rss_file, 1),
+	PROCFS_FIELD(procfs_status, "RssShmem", rss_shmem, 1),
+	PROCFS_FIELD(procfs_status, "VmPTE", vm_pte, 1),
+	PROCFS_FIELD(procfs_status, "VmSwap", vm_swap, 1),
+	PROCFS_FIELD(procfs_status, "HugetlbPages", hugetlb, 1),
+	PROCFS_FIELD(procfs_status, "PPid", ppid, 0),
 };
 
-static const kv_field smaps_fields[] = {
-	KV(procfs_smaps, "Rss", rss, 1),
-	KV(procfs_smaps, "Pss", pss, 1),
-	KV(procfs_smaps, "Pss_Anon", pss_anon, 1),
-	KV(procfs_smaps, "Pss_File", pss_file, 1),
-	KV(procfs_smaps, "Pss_Shmem", pss_shmem, 1),
-	KV(procfs_smaps, "Private_Clean", private_clean, 1),
-	KV(procfs_smaps, "Private_Dirty", private_dirty, 1),
-	KV(procfs_smaps, "Swap", swap, 1),
-	KV(procfs_smaps, "SwapPss", swap_pss, 1),
+static const procfs_field smaps_fields[] = {
+	PROCFS_FIELD(procfs_smaps, "Rss", rss, 1),
+	PROCFS_FIELD(procfs_smaps, "Pss", pss, 1),
+	PROCFS_FIELD(procfs_smaps, "Pss_Anon", pss_anon, 1),
+	PROCFS_FIELD(procfs_smaps, "Pss_File", pss_file, 1),
+	PROCFS_FIELD(procfs_smaps, "Pss_Shmem", pss_shmem, 1),
+	PROCFS_FIELD(procfs_smaps, "Private_Clean", private_clean, 1),
+	PROCFS_FIELD(procfs_smaps, "Private_Dirty", private_dirty, 1),
+	PROCFS_FIELD(procfs_smaps, "Swap", swap, 1),
+	PROCFS_FIELD(procfs_smaps, "SwapPss", swap_pss, 1),
 };
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Parses the value part of a key-value line: blanks, digits, and for kB
- * fields blanks plus "kB". Returns bytes (or the bare number), or
- * PROCFS_INVALID.
+ * Parses the value part of a line: blanks, digits, and for kB fields blanks
+ * plus "kB". Returns bytes (or the bare number), or PROCFS_INVALID.
  */
 static int64_t
-kv_value(const char *p, const char *end, int kb)
+field_value(const char *p, const char *end, int kb)
 {
 	int64_t		v;
 
@@ -204,92 +193,106 @@ kv_value(const char *p, const char *end, int kb)
 	return p == end ? v : PROCFS_INVALID;
 }
 
-/*
- * Applies one line to a struct described by fields[]. With sum set, values
- * of repeated keys add up (smaps); else the first occurrence wins. A sum
- * with an invalid or overflowing part is invalid as a whole.
- */
-static void
-kv_line(void *target, const kv_field *fields, size_t nfields, int sum,
-		const char *line, size_t len)
+void
+procfs_fields_init(const procfs_fieldset *fs)
 {
-	const char *colon = memchr(line, ':', len);
+	for (size_t i = 0; i < fs->n; i++)
+		*(int64_t *) ((char *) fs->target + fs->fields[i].offset) = PROCFS_MISSING;
+}
+
+/*
+ * Applies one line to the fieldset's target. With sum set, values of
+ * repeated keys add up (smaps); else the first occurrence wins. A sum with
+ * an invalid or overflowing part is invalid as a whole.
+ */
+void
+procfs_fields_line(void *arg, const char *line, size_t len)
+{
+	const procfs_fieldset *fs = arg;
+	const char *sep = memchr(line, fs->sep, len);
 	size_t		klen;
 
-	if (colon == NULL)
+	if (sep == NULL)
 		return;
-	klen = (size_t) (colon - line);
-	for (size_t i = 0; i < nfields; i++)
+	klen = (size_t) (sep - line);
+	for (size_t i = 0; i < fs->n; i++)
 	{
 		int64_t    *slot;
 		int64_t		v;
 
-		if (strlen(fields[i].key) != klen ||
-			memcmp(fields[i].key, line, klen) != 0)
+		if (strlen(fs->fields[i].key) != klen ||
+			memcmp(fs->fields[i].key, line, klen) != 0)
 			continue;
-		slot = (int64_t *) ((char *) target + fields[i].offset);
-		v = kv_value(colon + 1, line + len, fields[i].kb);
+		slot = (int64_t *) ((char *) fs->target + fs->fields[i].offset);
+		v = field_value(sep + 1, line + len, fs->fields[i].kb);
 		if (*slot == PROCFS_MISSING)
 			*slot = v;
-		else if (sum && *slot >= 0)
+		else if (fs->sum && *slot >= 0)
 			*slot = (v < 0 || v > INT64_MAX - *slot) ? PROCFS_INVALID : *slot + v;
 		return;
 	}
 }
 
-static void
-kv_init(void *target, const kv_field *fields, size_t nfields)
-{
-	for (size_t i = 0; i < nfields; i++)
-		*(int64_t *) ((char *) target + fields[i].offset) = PROCFS_MISSING;
-}
-
 /* Counts fields holding a figure (negative values hold none). */
-static int
-kv_count(const void *target, const kv_field *fields, size_t nfields)
+int
+procfs_fields_count(const procfs_fieldset *fs)
 {
 	int			n = 0;
 
-	for (size_t i = 0; i < nfields; i++)
-		if (*(const int64_t *) ((const char *) target + fields[i].offset) >= 0)
+	for (size_t i = 0; i < fs->n; i++)
+		if (*(const int64_t *) ((const char *) fs->target + fs->fields[i].offset) >= 0)
 			n++;
 	return n;
 }
 
+#define FIELDSET(table, t, sum) {table, NFIELDS(table), ':', sum, (void *) (t)}
+
 void
 procfs_status_init(procfs_status *st)
 {
-	kv_init(st, status_fields, NFIELDS(status_fields));
+	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+
+	procfs_fields_init(&fs);
 }
 
 void
 procfs_status_line(void *st, const char *line, size_t len)
 {
-	kv_line(st, status_fields, NFIELDS(status_fields), 0, line, len);
+	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+
+	procfs_fields_line(&fs, line, len);
 }
 
 int
 procfs_status_count(const procfs_status *st)
 {
-	return kv_count(st, status_fields, NFIELDS(status_fields));
+	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+
+	return procfs_fields_count(&fs);
 }
 
 void
 procfs_smaps_init(procfs_smaps *sm)
 {
-	kv_init(sm, smaps_fields, NFIELDS(smaps_fields));
+	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+
+	procfs_fields_init(&fs);
 }
 
 void
 procfs_smaps_line(void *sm, const char *line, size_t len)
 {
-	kv_line(sm, smaps_fields, NFIELDS(smaps_fields), 1, line, len);
+	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+
+	procfs_fields_line(&fs, line, len);
 }
 
 int
 procfs_smaps_count(const procfs_smaps *sm)
 {
-	return kv_count(sm, smaps_fields, NFIELDS(smaps_fields));
+	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+
+	return procfs_fields_count(&fs);
 }
 
 /*
@@ -383,8 +386,8 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 
 /* Readers */
 
-static void
-proc_path(char *path, size_t sz, pid_t pid, const char *name)
+void
+procfs_path(char *path, size_t sz, pid_t pid, const char *name)
 {
 	if (pid == 0)
 		snprintf(path, sz, "/proc/self/%s", name);
@@ -403,15 +406,12 @@ errno_result(int err)
  * each chunk goes to the line splitter and buf is reused.
  */
 static procfs_result
-read_proc(pid_t pid, const char *name, char *buf, size_t cap, size_t *total,
-		  procfs_lines *lb)
+read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *lb)
 {
-	char		path[64];
 	int			fd;
 	procfs_result res = PROCFS_OK;
 
 	*total = 0;
-	proc_path(path, sizeof(path), pid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno_result(errno);
@@ -443,16 +443,39 @@ read_proc(pid_t pid, const char *name, char *buf, size_t cap, size_t *total,
 }
 
 procfs_result
-procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
+procfs_read_path(const char *path, char *buf, size_t cap, size_t *len)
 {
 	procfs_result res;
 
 	*len = 0;
 	if (cap == 0)
 		return PROCFS_UNREADABLE;
-	res = read_proc(pid, name, buf, cap - 1, len, NULL);
+	res = read_path(path, buf, cap - 1, len, NULL);
 	buf[*len] = '\0';
 	return res;
+}
+
+procfs_result
+procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg)
+{
+	char		buf[4096];
+	size_t		total;
+	procfs_lines lb;
+	procfs_result res;
+
+	procfs_lines_init(&lb, fn, arg);
+	res = read_path(path, buf, sizeof(buf), &total, &lb);
+	procfs_lines_finish(&lb);
+	return res;
+}
+
+procfs_result
+procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
+{
+	char		path[96];
+
+	procfs_path(path, sizeof(path), pid, name);
+	return procfs_read_path(path, buf, cap, len);
 }
 
 procfs_result
@@ -461,7 +484,7 @@ procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
 	char		path[64];
 	struct stat st;
 
-	proc_path(path, sizeof(path), pid, "exe");
+	procfs_path(path, sizeof(path), pid, "exe");
 	if (stat(path, &st) != 0)
 		return errno_result(errno);
 	*dev = (uint64_t) st.st_dev;
@@ -472,15 +495,10 @@ procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
 procfs_result
 procfs_read_lines(pid_t pid, const char *name, procfs_line_fn fn, void *arg)
 {
-	char		buf[4096];
-	size_t		total;
-	procfs_lines lb;
-	procfs_result res;
+	char		path[96];
 
-	procfs_lines_init(&lb, fn, arg);
-	res = read_proc(pid, name, buf, sizeof(buf), &total, &lb);
-	procfs_lines_finish(&lb);
-	return res;
+	procfs_path(path, sizeof(path), pid, name);
+	return procfs_read_path_lines(path, fn, arg);
 }
 
 /* Children */
@@ -530,7 +548,7 @@ children_file(pid_t pid, pid_t *out, int cap)
 	ssize_t		r;
 
 	snprintf(name, sizeof(name), "task/%d/children", (int) pid);
-	proc_path(path, sizeof(path), pid, name);
+	procfs_path(path, sizeof(path), pid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #define PROCFS_MISSING	(-1)
+#define PROCFS_INVALID	(-2)	/* seen, but not a usable figure */
 
 /* Outcome of reading one /proc file. */
 typedef enum procfs_result
@@ -47,6 +48,34 @@ typedef struct procfs_lines
 extern void procfs_lines_init(procfs_lines *lb, procfs_line_fn fn, void *arg);
 extern void procfs_lines_feed(procfs_lines *lb, const char *buf, size_t len);
 extern void procfs_lines_finish(procfs_lines *lb);
+
+/*
+ * A table of fields for "Key:  value [kB]" lines (sep ':', /proc files) or
+ * "key value" lines (sep ' ', cgroup files), each parsed into an int64_t
+ * member of target (bytes for kB fields). procfs_fields_line is a
+ * procfs_line_fn taking the fieldset as its argument.
+ */
+typedef struct procfs_field
+{
+	const char *key;
+	size_t		offset;			/* of the int64_t in the target struct */
+	int			kb;				/* the value carries a " kB" unit */
+} procfs_field;
+
+#define PROCFS_FIELD(type, key, member, kb) {key, offsetof(type, member), kb}
+
+typedef struct procfs_fieldset
+{
+	const procfs_field *fields;
+	size_t		n;
+	char		sep;
+	int			sum;			/* repeated keys add up (smaps), else first wins */
+	void	   *target;
+} procfs_fieldset;
+
+extern void procfs_fields_init(const procfs_fieldset *fs);
+extern void procfs_fields_line(void *fs, const char *line, size_t len);
+extern int	procfs_fields_count(const procfs_fieldset *fs);
 
 /* Figures from /proc/<pid>/status; bytes unless noted. */
 typedef struct procfs_status
@@ -118,6 +147,11 @@ extern procfs_result procfs_read_file(pid_t pid, const char *name,
 									  char *buf, size_t cap, size_t *len);
 extern procfs_result procfs_read_lines(pid_t pid, const char *name,
 									   procfs_line_fn fn, void *arg);
+
+/* The same for any path (sysfs, cgroup files), and the /proc path itself. */
+extern procfs_result procfs_read_path(const char *path, char *buf, size_t cap, size_t *len);
+extern procfs_result procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg);
+extern void procfs_path(char *path, size_t sz, pid_t pid, const char *name);
 
 /*
  * The executable a process runs, as (device, inode) of /proc/<pid>/exe.

@@ -1,0 +1,573 @@
+/*
+ * sysmem.c
+ *		The machine's memory and the server's memory cgroup (no PostgreSQL
+ *		headers).
+ */
+#include "sysmem.h"
+#include "pagemap.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* /proc/meminfo */
+
+static const procfs_field meminfo_fields[] = {
+	PROCFS_FIELD(sysmem_meminfo, "MemTotal", mem_total, 1),
+	PROCFS_FIELD(sysmem_meminfo, "MemAvailable", mem_available, 1),
+	PROCFS_FIELD(sysmem_meminfo, "PageTables", page_tables, 1),
+	PROCFS_FIELD(sysmem_meminfo, "KernelStack", kernel_stack, 1),
+	PROCFS_FIELD(sysmem_meminfo, "Shmem", shmem, 1),
+	PROCFS_FIELD(sysmem_meminfo, "Committed_AS", committed_as, 1),
+	PROCFS_FIELD(sysmem_meminfo, "CommitLimit", commit_limit, 1),
+	PROCFS_FIELD(sysmem_meminfo, "SwapTotal", swap_total, 1),
+	PROCFS_FIELD(sysmem_meminfo, "SwapFree", swap_free, 1),
+	PROCFS_FIELD(sysmem_meminfo, "HugePages_Total", hugepages_total, 0),
+	PROCFS_FIELD(sysmem_meminfo, "HugePages_Free", hugepages_free, 0),
+	PROCFS_FIELD(sysmem_meminfo, "HugePages_Rsvd", hugepages_rsvd, 0),
+	PROCFS_FIELD(sysmem_meminfo, "HugePages_Surp", hugepages_surp, 0),
+	PROCFS_FIELD(sysmem_meminfo, "Hugepagesize", hugepagesize, 1),
+	PROCFS_FIELD(sysmem_meminfo, "AnonHugePages", anon_hugepages, 1),
+};
+
+void
+sysmem_meminfo_init(sysmem_meminfo *mi)
+{
+	procfs_fieldset fs = {meminfo_fields, NFIELDS(meminfo_fields), ':', 0, mi};
+
+	procfs_fields_init(&fs);
+}
+
+void
+sysmem_meminfo_line(void *mi, const char *line, size_t len)
+{
+	procfs_fieldset fs = {meminfo_fields, NFIELDS(meminfo_fields), ':', 0, mi};
+
+	procfs_fields_line(&fs, line, len);
+}
+
+procfs_result
+sysmem_read_meminfo(sysmem_meminfo *mi)
+{
+	procfs_result res;
+
+	sysmem_meminfo_init(mi);
+	res = procfs_read_path_lines("/proc/meminfo", sysmem_meminfo_line, mi);
+	if (res != PROCFS_OK)
+		sysmem_meminfo_init(mi);
+	return res;
+}
+
+/* Finding the cgroup */
+
+/* Copies a mountinfo field, undoing its octal escapes (\040 for a blank). */
+static void
+unescape(const char *s, size_t len, char *out, size_t outsz)
+{
+	size_t		o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < outsz; i++)
+	{
+		if (s[i] == '\\' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+			s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7')
+		{
+			out[o++] = (char) ((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		}
+		else
+			out[o++] = s[i];
+	}
+	out[o] = '\0';
+}
+
+/* Whether the comma-separated list holds word. */
+static int
+has_word(const char *list, size_t len, const char *word)
+{
+	size_t		wl = strlen(word);
+	size_t		i = 0;
+
+	while (i < len)
+	{
+		size_t		j = i;
+
+		while (j < len && list[j] != ',')
+			j++;
+		if (j - i == wl && memcmp(list + i, word, wl) == 0)
+			return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* Splits line into blank-separated fields; returns how many (at most max). */
+static int
+split_fields(const char *line, size_t len, const char **f, size_t *fl, int max)
+{
+	int			n = 0;
+	size_t		i = 0;
+
+	while (i < len && n < max)
+	{
+		size_t		j;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i >= len)
+			break;
+		j = i;
+		while (j < len && line[j] != ' ')
+			j++;
+		f[n] = line + i;
+		fl[n++] = j - i;
+		i = j;
+	}
+	return n;
+}
+
+typedef struct cg_search
+{
+	int			want_v1;		/* looking for the v1 memory hierarchy */
+	const char *path;
+	sysmem_cgroup *cg;
+	int			found;
+} cg_search;
+
+/*
+ * One mountinfo line: "id parent maj:min root mountpoint opts [tags] - fstype
+ * source superopts". Keeps the memory hierarchy's mount and builds the dir.
+ */
+static void
+mountinfo_line(void *arg, const char *line, size_t len)
+{
+	cg_search  *s = arg;
+	const char *f[32];
+	size_t		fl[32];
+	int			n = split_fields(line, len, f, fl, 32);
+	int			dash = -1;
+	char		root[512];
+	size_t		rl;
+	const char *rel;
+
+	if (s->found)
+		return;
+	for (int i = 6; i < n; i++)
+		if (fl[i] == 1 && f[i][0] == '-')
+		{
+			dash = i;
+			break;
+		}
+	if (dash < 0 || dash + 1 >= n)
+		return;
+	if (s->want_v1)
+	{
+		if (!(fl[dash + 1] == 6 && memcmp(f[dash + 1], "cgroup", 6) == 0) ||
+			dash + 3 >= n || !has_word(f[dash + 3], fl[dash + 3], "memory"))
+			return;
+	}
+	else if (!(fl[dash + 1] == 7 && memcmp(f[dash + 1], "cgroup2", 7) == 0))
+		return;
+
+	unescape(f[3], fl[3], root, sizeof(root));
+	unescape(f[4], fl[4], s->cg->mount, sizeof(s->cg->mount));
+	rl = strlen(root);
+	/* the cgroup path is relative to the hierarchy's root; the mount may show a subtree */
+	if (strcmp(root, "/") == 0)
+		rel = s->path;
+	else if (strncmp(s->path, root, rl) == 0 && (s->path[rl] == '/' || s->path[rl] == '\0'))
+		rel = s->path + rl;
+	else
+		return;					/* not under this mount: cannot be resolved */
+	snprintf(s->cg->dir, sizeof(s->cg->dir), "%s%s%s", s->cg->mount,
+			 (rel[0] == '/' || rel[0] == '\0') ? "" : "/", strcmp(rel, "/") == 0 ? "" : rel);
+	s->found = 1;
+}
+
+typedef struct cgline_search
+{
+	char		v1[512];
+	char		v2[512];
+	int			have_v1;
+	int			have_v2;
+} cgline_search;
+
+/* One /proc/self/cgroup line: "id:controllers:path" ("0::path" for v2). */
+static void
+cgroup_line(void *arg, const char *line, size_t len)
+{
+	cgline_search *s = arg;
+	const char *c1 = memchr(line, ':', len);
+	const char *c2;
+	size_t		plen;
+
+	if (c1 == NULL || (c2 = memchr(c1 + 1, ':', len - (size_t) (c1 + 1 - line))) == NULL)
+		return;
+	plen = len - (size_t) (c2 + 1 - line);
+	if (plen == 0 || plen >= sizeof(s->v1))
+		return;
+	if (c2 == c1 + 1 && c1 - line == 1 && line[0] == '0')
+	{
+		memcpy(s->v2, c2 + 1, plen);
+		s->v2[plen] = '\0';
+		s->have_v2 = 1;
+	}
+	else if (has_word(c1 + 1, (size_t) (c2 - c1 - 1), "memory"))
+	{
+		memcpy(s->v1, c2 + 1, plen);
+		s->v1[plen] = '\0';
+		s->have_v1 = 1;
+	}
+}
+
+int
+sysmem_parse_cgroup(const char *cgroup, size_t clen, const char *mountinfo, size_t mlen,
+					sysmem_cgroup *cg)
+{
+	cgline_search lines;
+	cg_search	s;
+	procfs_lines lb;
+
+	memset(cg, 0, sizeof(*cg));
+	memset(&lines, 0, sizeof(lines));
+	procfs_lines_init(&lb, cgroup_line, &lines);
+	procfs_lines_feed(&lb, cgroup, clen);
+	procfs_lines_finish(&lb);
+
+	for (int v1 = 1; v1 >= 0; v1--)
+	{
+		if (v1 ? !lines.have_v1 : !lines.have_v2)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.want_v1 = v1;
+		s.path = v1 ? lines.v1 : lines.v2;
+		s.cg = cg;
+		procfs_lines_init(&lb, mountinfo_line, &s);
+		procfs_lines_feed(&lb, mountinfo, mlen);
+		procfs_lines_finish(&lb);
+		if (s.found)
+		{
+			cg->version = v1 ? 1 : 2;
+			snprintf(cg->path, sizeof(cg->path), "%s", s.path);
+			return 0;
+		}
+	}
+	memset(cg, 0, sizeof(*cg));
+	return -1;
+}
+
+/* Reads a whole file into a malloc'd buffer (mountinfo can be long). */
+static char *
+slurp(const char *path, size_t *len)
+{
+	size_t		cap = 1 << 16;
+	char	   *buf = malloc(cap);
+
+	while (buf)
+	{
+		procfs_result res = procfs_read_path(path, buf, cap, len);
+
+		if (res != PROCFS_OK)
+			break;
+		if (*len + 1 < cap)
+			return buf;
+		if (cap >= (1 << 24))
+			break;
+		cap *= 4;
+		free(buf);
+		buf = malloc(cap);
+	}
+	free(buf);
+	return NULL;
+}
+
+int
+sysmem_find_cgroup(sysmem_cgroup *cg)
+{
+	size_t		clen, mlen;
+	char	   *c = slurp("/proc/self/cgroup", &clen);
+	char	   *m = slurp("/proc/self/mountinfo", &mlen);
+	int			rc = -1;
+
+	if (c && m)
+		rc = sysmem_parse_cgroup(c, clen, m, mlen, cg);
+	else
+		memset(cg, 0, sizeof(*cg));
+	free(c);
+	free(m);
+	return rc;
+}
+
+/* The cgroup's files */
+
+/* v1 writes "no limit" as LONG_MAX rounded down to a page */
+static int64_t
+no_limit_as_missing(int64_t v)
+{
+	return v > INT64_MAX - (INT64_C(1) << 24) ? PROCFS_MISSING : v;
+}
+
+int64_t
+sysmem_parse_limit(const char *buf, size_t len)
+{
+	int64_t		v;
+
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	if (len == 3 && memcmp(buf, "max", 3) == 0)
+		return PROCFS_MISSING;
+	if (procfs_parse_int(buf, len, &v) != 0 || v < 0)
+		return PROCFS_INVALID;
+	return no_limit_as_missing(v);
+}
+
+static int64_t
+read_limit(const char *dir, const char *name)
+{
+	char		path[1280];
+	char		buf[64];
+	size_t		len;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
+		return PROCFS_MISSING;
+	return sysmem_parse_limit(buf, len);
+}
+
+static void
+read_keyed(const char *dir, const char *name, const procfs_field *fields, size_t n,
+		   void *target)
+{
+	char		path[1280];
+	procfs_fieldset fs = {fields, n, ' ', 0, target};
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* a missing file leaves the fields as the caller initialized them */
+	(void) procfs_read_path_lines(path, procfs_fields_line, &fs);
+}
+
+static const procfs_field v2_stat[] = {
+	PROCFS_FIELD(sysmem_cgmem, "anon", anon, 0),
+	PROCFS_FIELD(sysmem_cgmem, "file", file, 0),
+	PROCFS_FIELD(sysmem_cgmem, "shmem", shmem, 0),
+	PROCFS_FIELD(sysmem_cgmem, "pagetables", pagetables, 0),
+	PROCFS_FIELD(sysmem_cgmem, "kernel_stack", kernel_stack, 0),
+	PROCFS_FIELD(sysmem_cgmem, "kernel", kernel, 0),
+	PROCFS_FIELD(sysmem_cgmem, "sock", sock, 0),
+};
+
+static const procfs_field v2_events[] = {
+	PROCFS_FIELD(sysmem_cgmem, "oom", oom, 0),
+	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
+};
+
+static const procfs_field v1_stat[] = {
+	PROCFS_FIELD(sysmem_cgmem, "total_rss", anon, 0),
+	PROCFS_FIELD(sysmem_cgmem, "total_cache", file, 0),
+	PROCFS_FIELD(sysmem_cgmem, "total_shmem", shmem, 0),
+};
+
+static const procfs_field v1_oom[] = {
+	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
+};
+
+/* v1 keeps the hierarchical limit in memory.stat; parsed on its own */
+typedef struct v1_hier
+{
+	int64_t		limit;
+} v1_hier;
+
+static const procfs_field v1_hier_field[] = {
+	PROCFS_FIELD(v1_hier, "hierarchical_memory_limit", limit, 0),
+};
+
+/* v2: the smallest memory.max from dir up to the mount point. */
+static int64_t
+v2_effective_limit(const sysmem_cgroup *cg)
+{
+	char		dir[1024];
+	size_t		mlen = strlen(cg->mount);
+	int64_t		best = PROCFS_MISSING;
+
+	snprintf(dir, sizeof(dir), "%s", cg->dir);
+	for (;;)
+	{
+		int64_t		v = read_limit(dir, "memory.max");
+		char	   *slash;
+
+		if (v >= 0 && (best < 0 || v < best))
+			best = v;
+		if (strlen(dir) <= mlen)
+			break;
+		slash = strrchr(dir, '/');
+		if (slash == NULL || (size_t) (slash - dir) < mlen)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+void
+sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
+{
+	int64_t    *all = (int64_t *) m;
+
+	for (size_t i = 0; i < sizeof(*m) / sizeof(int64_t); i++)
+		all[i] = PROCFS_MISSING;
+	if (cg->version == 2)
+	{
+		m->usage = read_limit(cg->dir, "memory.current");
+		m->limit = read_limit(cg->dir, "memory.max");
+		m->high = read_limit(cg->dir, "memory.high");
+		m->swap_usage = read_limit(cg->dir, "memory.swap.current");
+		read_keyed(cg->dir, "memory.stat", v2_stat, NFIELDS(v2_stat), m);
+		read_keyed(cg->dir, "memory.events", v2_events, NFIELDS(v2_events), m);
+		m->effective_limit = v2_effective_limit(cg);
+	}
+	else if (cg->version == 1)
+	{
+		v1_hier		h = {PROCFS_MISSING};
+
+		m->usage = read_limit(cg->dir, "memory.usage_in_bytes");
+		m->limit = read_limit(cg->dir, "memory.limit_in_bytes");
+		m->kernel = read_limit(cg->dir, "memory.kmem.usage_in_bytes");
+		m->failcnt = read_limit(cg->dir, "memory.failcnt");
+		read_keyed(cg->dir, "memory.stat", v1_stat, NFIELDS(v1_stat), m);
+		read_keyed(cg->dir, "memory.oom_control", v1_oom, NFIELDS(v1_oom), m);
+		read_keyed(cg->dir, "memory.stat", v1_hier_field, NFIELDS(v1_hier_field), &h);
+		m->effective_limit = h.limit < 0 ? m->limit : no_limit_as_missing(h.limit);
+	}
+}
+
+/* Small files of /proc/sys and /sys */
+
+int64_t
+sysmem_read_int(const char *path)
+{
+	char		buf[64];
+	size_t		len;
+	int64_t		v;
+
+	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK ||
+		procfs_parse_int(buf, len, &v) != 0)
+		return PROCFS_MISSING;
+	return v;
+}
+
+int
+sysmem_read_mode(const char *path, char *out, size_t outsz)
+{
+	char		buf[256];
+	size_t		len;
+	char	   *open, *close;
+
+	if (outsz == 0)
+		return -1;
+	out[0] = '\0';
+	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK ||
+		(open = strchr(buf, '[')) == NULL || (close = strchr(open, ']')) == NULL)
+		return -1;
+	*close = '\0';
+	snprintf(out, outsz, "%s", open + 1);
+	return 0;
+}
+
+/* Residency and /dev/shm */
+
+typedef struct mapping_search
+{
+	uint64_t	addr;
+	uint64_t	start;
+	uint64_t	end;
+	int			hugetlb;
+	int			found;
+} mapping_search;
+
+static void
+self_maps_line(void *arg, const char *line, size_t len)
+{
+	mapping_search *m = arg;
+	procfs_vma	vma;
+
+	if (m->found || procfs_parse_maps_line(line, len, &vma) != 0 ||
+		m->addr < vma.start || m->addr >= vma.end)
+		return;
+	m->start = vma.start;
+	m->end = vma.end;
+	m->hugetlb = memmem(line, len, "anon_hugepage", 13) != NULL;
+	m->found = 1;
+}
+
+int
+sysmem_self_mapping(const void *addr, uint64_t *start, uint64_t *end, int *hugetlb)
+{
+	mapping_search m = {(uint64_t) (uintptr_t) addr, 0, 0, 0, 0};
+
+	if (procfs_read_path_lines("/proc/self/maps", self_maps_line, &m) != PROCFS_OK ||
+		!m.found)
+		return -1;
+	*start = m.start;
+	*end = m.end;
+	*hugetlb = m.hugetlb;
+	return 0;
+}
+
+int64_t
+sysmem_resident(void *addr, size_t len)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	unsigned char vec[4096];
+	uintptr_t	start, end;
+	int64_t		resident = 0;
+
+	if (ps <= 0 || addr == NULL)
+		return PROCFS_MISSING;
+	start = (uintptr_t) addr & ~((uintptr_t) ps - 1);
+	end = (uintptr_t) addr + len;
+	while (start < end)
+	{
+		size_t		pages = (end - start + (size_t) ps - 1) / (size_t) ps;
+
+		if (pages > sizeof(vec))
+			pages = sizeof(vec);
+		if (mincore((void *) start, pages * (size_t) ps, vec) != 0)
+			return PROCFS_MISSING;
+		for (size_t i = 0; i < pages; i++)
+			resident += (vec[i] & 1) ? ps : 0;
+		start += pages * (size_t) ps;
+	}
+	return resident;
+}
+
+int
+sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid, int64_t *count, int64_t *bytes)
+{
+	DIR		   *d = opendir(dir);
+	struct dirent *de;
+	size_t		pl = strlen(prefix);
+
+	*count = 0;
+	*bytes = 0;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+	{
+		char		path[1024];
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, pl) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0 || st.st_uid != uid || !S_ISREG(st.st_mode))
+			continue;
+		(*count)++;
+		*bytes += (int64_t) st.st_blocks * 512;
+	}
+	closedir(d);
+	return 0;
+}

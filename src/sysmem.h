@@ -1,0 +1,103 @@
+/*
+ * sysmem.h
+ *		The machine's memory and the server's memory cgroup (no PostgreSQL
+ *		headers).
+ *
+ * As everywhere: a figure that could not be read, or that means "no limit",
+ * is negative, never 0 and never a huge number.
+ */
+#ifndef PROCMEM_SYSMEM_H
+#define PROCMEM_SYSMEM_H
+
+#include "procfs.h"
+
+/* /proc/meminfo; bytes, but the HugePages_* counts */
+typedef struct sysmem_meminfo
+{
+	int64_t		mem_total;
+	int64_t		mem_available;
+	int64_t		page_tables;
+	int64_t		kernel_stack;
+	int64_t		shmem;
+	int64_t		committed_as;
+	int64_t		commit_limit;
+	int64_t		swap_total;
+	int64_t		swap_free;
+	int64_t		hugepages_total;	/* pages */
+	int64_t		hugepages_free;	/* pages */
+	int64_t		hugepages_rsvd;	/* pages */
+	int64_t		hugepages_surp;	/* pages */
+	int64_t		hugepagesize;
+	int64_t		anon_hugepages;
+} sysmem_meminfo;
+
+extern void sysmem_meminfo_init(sysmem_meminfo *mi);
+extern void sysmem_meminfo_line(void *mi, const char *line, size_t len);
+extern procfs_result sysmem_read_meminfo(sysmem_meminfo *mi);
+
+/* The memory cgroup a process is in, and where its files are. */
+typedef struct sysmem_cgroup
+{
+	int			version;		/* 1 or 2; 0: none found */
+	char		path[512];		/* as /proc/self/cgroup names it */
+	char		dir[1024];		/* its directory, under mount */
+	char		mount[512];		/* where its hierarchy is mounted */
+} sysmem_cgroup;
+
+/*
+ * Finds the memory cgroup from the text of /proc/<pid>/cgroup and
+ * /proc/<pid>/mountinfo. On a hybrid host (v1 controllers and a v2
+ * hierarchy both mounted) the v1 memory controller's line wins: that is
+ * where memory is accounted. Returns 0 when found.
+ */
+extern int	sysmem_parse_cgroup(const char *cgroup, size_t clen,
+								const char *mountinfo, size_t mlen,
+								sysmem_cgroup *cg);
+extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
+
+/* A cgroup's memory figures (bytes; oom, oom_kill, failcnt are counts) */
+typedef struct sysmem_cgmem
+{
+	int64_t		usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
+	int64_t		limit;			/* memory.max / memory.limit_in_bytes; no limit: -1 */
+	int64_t		effective_limit;	/* the smallest limit of it and its ancestors */
+	int64_t		high;			/* v2 memory.high */
+	int64_t		swap_usage;		/* v2 memory.swap.current */
+	int64_t		anon;			/* memory.stat anon (v1: total_rss) */
+	int64_t		file;			/* memory.stat file (v1: total_cache), shmem included */
+	int64_t		shmem;			/* memory.stat shmem (v1: total_shmem) */
+	int64_t		pagetables;		/* v2 memory.stat */
+	int64_t		kernel_stack;	/* v2 memory.stat */
+	int64_t		kernel;			/* v2 memory.stat kernel, v1 memory.kmem.usage_in_bytes */
+	int64_t		sock;			/* v2 memory.stat */
+	int64_t		oom;			/* v2 memory.events oom */
+	int64_t		oom_kill;		/* memory.events oom_kill / v1 memory.oom_control */
+	int64_t		failcnt;		/* v1 memory.failcnt */
+} sysmem_cgmem;
+
+extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
+
+/* A cgroup limit as written in its file: a number, or "max"/near INT64_MAX (none). */
+extern int64_t sysmem_parse_limit(const char *buf, size_t len);
+
+/* An integer sysctl or sysfs file (vm.overcommit_memory ...), or negative. */
+extern int64_t sysmem_read_int(const char *path);
+
+/* The bracketed choice of a sysfs mode file ("always [madvise] never"). */
+extern int	sysmem_read_mode(const char *path, char *out, size_t outsz);
+
+/*
+ * The mapping of this process that contains addr, from /proc/self/maps:
+ * its bounds, and whether it is hugetlb ("anon_hugepage"). 0 when found.
+ */
+extern int	sysmem_self_mapping(const void *addr, uint64_t *start, uint64_t *end,
+								int *hugetlb);
+
+/* Bytes of [addr, addr+len) resident in memory (mincore), or negative. */
+extern int64_t sysmem_resident(void *addr, size_t len);
+
+/* Files in dir whose names start with prefix and that uid owns: count, bytes allocated. */
+extern int	sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid,
+							 int64_t *count, int64_t *bytes);
+
+#endif							/* PROCMEM_SYSMEM_H */

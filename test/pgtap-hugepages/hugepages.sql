@@ -1,0 +1,29 @@
+-- Run by scripts/test against a cluster started with huge_pages = on, after
+-- reserving vm.nr_hugepages: the hugetlb figures and the advice.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_procmem;
+SELECT plan(9);
+
+CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
+	SELECT (regexp_match(pg_read_file('/proc/meminfo'), '(?:^|\n)' || k || ':\s+(\d+)'))[1]::bigint $$;
+
+SELECT is(current_setting('huge_pages'), 'on', 'the cluster runs with huge_pages = on');
+SELECT ok((SELECT in_use FROM pg_procmem_hugepages), 'the main segment is in huge pages');
+SELECT is((SELECT hugepages_total FROM pg_procmem_system), pg_temp.meminfo('HugePages_Total'),
+	'HugePages_Total agrees with /proc/meminfo');
+SELECT ok((SELECT hugepages_total >= shared_memory_size_in_huge_pages FROM pg_procmem_hugepages),
+	'reserved >= shared_memory_size_in_huge_pages');
+SELECT alike((SELECT recommendation FROM pg_procmem_hugepages), 'huge pages are in use%',
+	'the advice says they are in use');
+SELECT ok((SELECT hugetlb > 0 FROM pg_procmem_process(pg_backend_pid())),
+	'this backend maps hugetlb pages (HugetlbPages)');
+SELECT ok((SELECT rss_shmem < main_segment_size FROM pg_procmem_process(pg_backend_pid()), pg_procmem_accounting),
+	'hugetlb pages are not in RssShmem');
+SELECT ok((SELECT main_segment_resident = main_segment_size FROM pg_procmem_accounting),
+	'a hugetlb segment is accounted whole: its pages are reserved');
+SELECT ok((SELECT page_tables_with_huge_pages = page_tables FROM pg_procmem_hugepages),
+	'with huge pages in use, the estimate is the present');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,72 @@
+-- The system views against independent reads (pg_read_file) of the same
+-- files. Figures that move between two reads get a stated tolerance.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_procmem;
+SELECT plan(17);
+
+-- A /proc/meminfo field: bytes for "kB" fields, else the bare count.
+CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
+	SELECT m[1]::bigint * CASE WHEN m[2] IS NULL THEN 1 ELSE 1024 END
+	FROM regexp_match(pg_read_file('/proc/meminfo'), '(?:^|\n)' || k || ':\s+(\d+)( kB)?') AS m $$;
+CREATE FUNCTION pg_temp.near(a bigint, b bigint, frac float8, floor_bytes bigint)
+RETURNS boolean LANGUAGE sql AS $$ SELECT abs(a - b) <= frac * b + floor_bytes $$;
+-- This backend's memory cgroup line: v1's memory controller if there is one.
+CREATE FUNCTION pg_temp.cgroup_line() RETURNS text[] LANGUAGE sql AS $$
+	SELECT coalesce((SELECT ARRAY['1', m[1]] FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m),
+	                (SELECT ARRAY['2', m[1]] FROM regexp_match(c, '(?:^|\n)0::([^\n]*)') m))
+	FROM pg_read_file('/proc/self/cgroup') c $$;
+
+CREATE TEMP TABLE sys AS SELECT * FROM pg_procmem_system;
+
+SELECT is((SELECT mem_total FROM sys), pg_temp.meminfo('MemTotal'), 'MemTotal');
+SELECT ok((SELECT pg_temp.near(mem_available, pg_temp.meminfo('MemAvailable'), 0.05, 67108864) FROM sys),
+	'MemAvailable, within 5% + 64 MB');
+SELECT ok((SELECT pg_temp.near(page_tables, pg_temp.meminfo('PageTables'), 0.2, 4194304) FROM sys),
+	'PageTables, within 20% + 4 MB');
+SELECT is((SELECT hugepages_total FROM sys), pg_temp.meminfo('HugePages_Total'), 'HugePages_Total (a count)');
+SELECT is((SELECT hugepage_size FROM sys), pg_temp.meminfo('Hugepagesize'), 'Hugepagesize');
+SELECT is((SELECT swap_total FROM sys), pg_temp.meminfo('SwapTotal'), 'SwapTotal');
+SELECT is((SELECT commit_limit FROM sys), pg_temp.meminfo('CommitLimit'), 'CommitLimit');
+SELECT is((SELECT overcommit_memory FROM sys),
+	trim(pg_read_file('/proc/sys/vm/overcommit_memory'))::integer, 'vm.overcommit_memory');
+SELECT is((SELECT transparent_hugepage FROM sys),
+	(regexp_match(pg_read_file('/sys/kernel/mm/transparent_hugepage/enabled'), '\[(\w+)\]'))[1],
+	'transparent huge page mode');
+
+SELECT is((SELECT ARRAY[cgroup_version::text, cgroup_path] FROM sys), pg_temp.cgroup_line(),
+	'the memory cgroup named in /proc/self/cgroup');
+-- its usage, read from the usual mount point when the file is there
+SELECT CASE WHEN pg_stat_file(f, true) IS NULL THEN skip('no ' || f, 1)
+	ELSE ok((SELECT pg_temp.near(cgroup_usage, trim(pg_read_file(f))::bigint, 0.1, 67108864) FROM sys),
+	        'the cgroup usage agrees with ' || f || ', within 10% + 64 MB') END
+FROM (SELECT CASE l[1] WHEN '1' THEN '/sys/fs/cgroup/memory' || l[2] || '/memory.usage_in_bytes'
+	                   ELSE '/sys/fs/cgroup' || l[2] || '/memory.current' END AS f
+	  FROM pg_temp.cgroup_line() l) x;
+
+-- oom_score of every process, against the file (scores move a little)
+SELECT is((SELECT count(*) FROM pg_procmem_oom o
+	       WHERE abs(o.oom_score - trim(pg_read_file('/proc/' || o.pid || '/oom_score', 0, 64, true))::integer) > 2),
+	0::bigint, 'oom_score of every process agrees with /proc/PID/oom_score, within 2');
+SELECT is((SELECT array_agg(pid ORDER BY rank, pid) FROM pg_procmem_oom),
+	(SELECT array_agg(pid ORDER BY rank, pid) FROM (
+		SELECT pid, rank() OVER (ORDER BY oom_score DESC) AS rank FROM pg_procmem_oom) r),
+	'ranked by oom_score, highest first');
+
+-- huge pages: whether the segment is in hugetlb, seen two ways
+SELECT is((SELECT in_use FROM pg_procmem_hugepages),
+	(SELECT hugetlb > 0 FROM pg_procmem_processes() WHERE backend_type = 'postmaster'),
+	'in_use (the segment''s mapping) agrees with the postmaster''s HugetlbPages');
+SELECT ok((SELECT in_use OR current_setting('huge_pages') <> 'on' FROM pg_procmem_hugepages),
+	'huge_pages = on means in use');
+SELECT ok((SELECT recommendation LIKE '%' || shared_memory_size_in_huge_pages || '%' OR in_use
+	       FROM pg_procmem_hugepages),
+	'the advice names shared_memory_size_in_huge_pages when huge pages are not in use');
+
+-- the main segment: resident is at least what any one process has touched of it
+SELECT ok((SELECT main_segment_resident >= (SELECT max(rss_shmem) - 16777216 FROM pg_procmem_processes())
+	       FROM pg_procmem_accounting),
+	'the main segment''s resident part covers what any process touched (less DSM, 16 MB)');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,194 @@
+/*
+ * test_sysmem.c
+ *		Unit tests of the system and cgroup readers (TAP; run by `make unit`).
+ *
+ * Fixtures: test/fixtures/linux-6.18-meminfo (captured); test/fixtures/cgroup
+ * holds /proc/self/cgroup and mountinfo texts of a v1 hybrid host, a v2
+ * host, a v2 container and a v2 subtree mount, and directory trees of
+ * cgroup files, some incomplete, for the readers.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sysmem.h"
+#include "tap.h"
+
+static const char *fixtures;
+
+static char *
+slurp(const char *rel, size_t *len)
+{
+	char		path[1024];
+	FILE	   *f;
+	char	   *buf = malloc(1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
+	if ((f = fopen(path, "rb")) == NULL)
+	{
+		printf("Bail out! cannot open fixture %s\n", path);
+		exit(1);
+	}
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Parses a /proc/self/cgroup + mountinfo pair of fixtures. */
+static int
+find(const char *cgroup, const char *mountinfo, sysmem_cgroup *cg)
+{
+	size_t		cl, ml;
+	char	   *c = slurp(cgroup, &cl);
+	char	   *m = slurp(mountinfo, &ml);
+	int			rc = sysmem_parse_cgroup(c, cl, m, ml, cg);
+
+	free(c);
+	free(m);
+	return rc;
+}
+
+static void
+test_meminfo(void)
+{
+	size_t		len;
+	char	   *buf = slurp("linux-6.18-meminfo", &len);
+	sysmem_meminfo mi;
+	procfs_lines lb;
+
+	sysmem_meminfo_init(&mi);
+	procfs_lines_init(&lb, sysmem_meminfo_line, &mi);
+	procfs_lines_feed(&lb, buf, len);
+	procfs_lines_finish(&lb);
+	free(buf);
+	is_i64(mi.mem_total, INT64_C(24684096) * 1024, "meminfo: MemTotal in bytes");
+	ok(mi.mem_available > 0 && mi.mem_available <= mi.mem_total, "meminfo: MemAvailable");
+	is_i64(mi.hugepages_total, 0, "meminfo: HugePages_Total is a count, not kB");
+	is_i64(mi.hugepagesize, 2048 * 1024, "meminfo: Hugepagesize");
+	ok(mi.page_tables > 0 && mi.committed_as > 0 && mi.commit_limit > 0,
+	   "meminfo: PageTables, Committed_AS, CommitLimit");
+	ok(sysmem_read_meminfo(&mi) == PROCFS_OK && mi.mem_total > 0, "meminfo: this machine's");
+}
+
+static void
+test_find_cgroup(void)
+{
+	sysmem_cgroup cg;
+
+	ok(find("cgroup/cgroup-v1-hybrid", "cgroup/mountinfo-v1-hybrid", &cg) == 0 &&
+	   cg.version == 1 && strcmp(cg.dir, "/sys/fs/cgroup/memory/docker/abc") == 0,
+	   "cgroup: a hybrid host uses the v1 memory controller (%s)", cg.dir);
+	ok(find("cgroup/cgroup-v2", "cgroup/mountinfo-v2", &cg) == 0 && cg.version == 2 &&
+	   strcmp(cg.dir, "/sys/fs/cgroup/system.slice/postgresql.service") == 0 &&
+	   strcmp(cg.mount, "/sys/fs/cgroup") == 0,
+	   "cgroup: v2 host (%s)", cg.dir);
+	ok(find("cgroup/cgroup-v2-container", "cgroup/mountinfo-v2-container", &cg) == 0 &&
+	   cg.version == 2 && strcmp(cg.dir, "/sys/fs/cgroup") == 0,
+	   "cgroup: a container's namespace root is the mount itself (%s)", cg.dir);
+	ok(find("cgroup/cgroup-v2-subtree", "cgroup/mountinfo-v2-subtree", &cg) == 0 &&
+	   strcmp(cg.dir, "/host cg/c1") == 0,
+	   "cgroup: a subtree mount, escaped mount point (%s)", cg.dir);
+	ok(find("cgroup/cgroup-v1-no-memory", "cgroup/mountinfo-v1-hybrid", &cg) != 0 && cg.version == 0,
+	   "cgroup: no memory controller anywhere: not found");
+	ok(find("cgroup/cgroup-v2", "cgroup/mountinfo-v2-subtree", &cg) != 0,
+	   "cgroup: a path outside the mounted subtree: not found");
+	ok(sysmem_parse_cgroup("", 0, "", 0, &cg) != 0, "cgroup: empty files: not found");
+}
+
+/* Points a cgroup at a fixture directory tree. */
+static void
+at(sysmem_cgroup *cg, int version, const char *mount, const char *rel)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->version = version;
+	snprintf(cg->mount, sizeof(cg->mount), "%s/%s", fixtures, mount);
+	snprintf(cg->dir, sizeof(cg->dir), "%s/%s%s", fixtures, mount, rel);
+}
+
+static void
+test_cgroup_files(void)
+{
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+
+	at(&cg, 2, "cgroup/v2/sys/fs/cgroup", "/system.slice/postgresql.service");
+	sysmem_read_cgmem(&cg, &m);
+	is_i64(m.usage, 536870912, "v2: memory.current");
+	is_i64(m.limit, INT64_C(4294967296), "v2: memory.max");
+	is_i64(m.effective_limit, INT64_C(2147483648), "v2: the parent's smaller limit is the effective one");
+	ok(m.high == PROCFS_MISSING, "v2: memory.high 'max' is no limit, not a number");
+	is_i64(m.anon, 104857600, "v2: memory.stat anon");
+	ok(m.file == 314572800 && m.shmem == 209715200 && m.pagetables == 8388608 &&
+	   m.kernel_stack == 1048576 && m.kernel == 20971520 && m.sock == 4096,
+	   "v2: memory.stat file, shmem, pagetables, kernel_stack, kernel, sock");
+	ok(m.oom == 2 && m.oom_kill == 1, "v2: memory.events oom, oom_kill");
+	ok(m.failcnt == PROCFS_MISSING, "v2: no failcnt");
+
+	at(&cg, 2, "cgroup/v2-partial", "/pg");
+	sysmem_read_cgmem(&cg, &m);
+	is_i64(m.usage, 1234, "v2 partial: memory.current read");
+	ok(m.limit == PROCFS_MISSING && m.effective_limit == PROCFS_MISSING && m.anon == PROCFS_MISSING &&
+	   m.oom_kill == PROCFS_MISSING, "v2 partial: missing files are missing figures");
+
+	at(&cg, 1, "cgroup/v1/sys/fs/cgroup/memory", "/docker/abc");
+	sysmem_read_cgmem(&cg, &m);
+	is_i64(m.usage, INT64_C(2404716544), "v1: memory.usage_in_bytes");
+	ok(m.limit == PROCFS_MISSING, "v1: 9223372036854771712 is no limit");
+	is_i64(m.effective_limit, INT64_C(1073741824), "v1: hierarchical_memory_limit");
+	ok(m.anon == 34934784 && m.file == INT64_C(2227154944) && m.shmem == 14643200,
+	   "v1: total_rss, total_cache, total_shmem (hierarchical figures)");
+	ok(m.kernel == 142344192 && m.failcnt == 7 && m.oom_kill == 4,
+	   "v1: kmem usage, failcnt, oom_kill");
+	ok(m.pagetables == PROCFS_MISSING && m.high == PROCFS_MISSING, "v1: no pagetables, no high");
+
+	at(&cg, 0, "cgroup/nowhere", "");
+	sysmem_read_cgmem(&cg, &m);
+	ok(m.usage == PROCFS_MISSING && m.limit == PROCFS_MISSING, "no cgroup: nothing");
+}
+
+static void
+test_small_files(void)
+{
+	char		mode[32];
+	int			hugetlb = -1;
+	uint64_t	start, end;
+	long		ps = sysconf(_SC_PAGESIZE);
+	char	   *p;
+	int64_t		count, bytes;
+
+	is_i64(sysmem_parse_limit("max\n", 4), PROCFS_MISSING, "limit: max");
+	is_i64(sysmem_parse_limit("9223372036854771712\n", 20), PROCFS_MISSING, "limit: v1 unlimited");
+	is_i64(sysmem_parse_limit("1048576\n", 8), 1048576, "limit: a number");
+	ok(sysmem_parse_limit("lots\n", 5) < 0, "limit: garbage");
+	ok(sysmem_read_int("/proc/sys/vm/overcommit_memory") >= 0, "sysctl: vm.overcommit_memory");
+	ok(sysmem_read_int("/proc/sys/vm/no_such_setting") == PROCFS_MISSING, "sysctl: missing is missing");
+	ok(sysmem_read_mode("/sys/kernel/mm/transparent_hugepage/enabled", mode, sizeof(mode)) != 0 ||
+	   strcmp(mode, "always") == 0 || strcmp(mode, "madvise") == 0 || strcmp(mode, "never") == 0,
+	   "sysfs: the THP mode is the bracketed word (%s)", mode);
+
+	/* residency: a shared anonymous mapping, touched only in part */
+	p = mmap(NULL, 64 * ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	memset(p, 1, 16 * ps);
+	is_i64(sysmem_resident(p, 64 * ps), 16 * ps, "mincore: the touched 16 pages of 64 are resident");
+	ok(sysmem_self_mapping(p + ps, &start, &end, &hugetlb) == 0 &&
+	   start == (uint64_t) (uintptr_t) p && end == start + 64 * ps && hugetlb == 0,
+	   "own mapping found by an address inside it");
+	munmap(p, 64 * ps);
+
+	ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", getuid(), &count, &bytes) == 0 && count == 1 &&
+	   bytes > 0, "dir usage: files by prefix and owner");
+	ok(sysmem_dir_usage("/no/such/dir", "x", 0, &count, &bytes) != 0, "dir usage: no dir");
+}
+
+int
+main(int argc, char **argv)
+{
+	fixtures = argc > 1 ? argv[1] : "test/fixtures";
+	test_meminfo();
+	test_find_cgroup();
+	test_cgroup_files();
+	test_small_files();
+	return tap_done();
+}
