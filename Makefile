@@ -7,7 +7,7 @@ EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = pg_procmem
-OBJS = src/pg_procmem.o src/members.o src/system.o src/sample.o src/procfs.o src/pagemap.o src/sysmem.o
+OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/sysmem.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns privileges bad_input methods system

@@ -76,6 +76,30 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
 'memory of one process of this server; ERROR for a pid that is not one';
 
+-- Every backend's memory-context totals, as the backends published them
+-- (needs pg_procmem in shared_preload_libraries; with missing_ok, no rows
+-- without it instead of an ERROR).
+CREATE FUNCTION pg_procmem_backend_contexts(
+	IN missing_ok boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_start timestamptz,
+	OUT published_at timestamptz,
+	OUT publications integer,
+	OUT context_bytes bigint,
+	OUT context_free_bytes bigint,
+	OUT context_used_bytes bigint,
+	OUT contexts integer,
+	OUT context_peak_bytes bigint,
+	OUT peak_at timestamptz,
+	OUT largest_contexts text[],
+	OUT largest_idents text[],
+	OUT largest_bytes bigint[],
+	OUT peak_largest_contexts text[],
+	OUT peak_largest_bytes bigint[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_backend_contexts'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
 -- The headline: one row per live server process, with who it is from
 -- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
 -- there) and, for the calling backend, PostgreSQL's own allocation totals.
@@ -102,8 +126,9 @@ SELECT p.pid,
 	   p.peak_rss,
 	   p.oom_score,
 	   p.oom_score_adj,
-	   c.context_bytes,
-	   c.context_free_bytes,
+	   COALESCE(own.context_bytes, pub.context_bytes) AS context_bytes,
+	   COALESCE(own.context_free_bytes, pub.context_free_bytes) AS context_free_bytes,
+	   pub.context_peak_bytes,
 	   p.unreadable,
 	   a.backend_start,
 	   a.state_change,
@@ -119,8 +144,10 @@ FROM @extschema@.pg_procmem_processes(false) AS p
 	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid,
 					   pg_catalog.sum(m.total_bytes)::bigint AS context_bytes,
 					   pg_catalog.sum(m.free_bytes)::bigint AS context_free_bytes
-				FROM pg_catalog.pg_backend_memory_contexts AS m) AS c
-	 ON c.pid OPERATOR(pg_catalog.=) p.pid;
+				FROM pg_catalog.pg_backend_memory_contexts AS m) AS own
+	 ON own.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN @extschema@.pg_procmem_backend_contexts(true) AS pub
+	 ON pub.pid OPERATOR(pg_catalog.=) p.pid;
 
 COMMENT ON VIEW pg_procmem_backends IS
 'every live process of this server: who it is, and what it really costs in memory';
@@ -451,6 +478,37 @@ FROM b, r, g;
 COMMENT ON VIEW pg_procmem_headroom IS
 'how many more connections fit in the memory that is left, and the work_mem exposure';
 
+-- Every backend's memory contexts: totals, peak, largest contexts, and
+-- how old the figures are.
+CREATE VIEW pg_procmem_contexts AS
+SELECT c.pid,
+	   a.backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   c.context_bytes,
+	   c.context_free_bytes,
+	   c.context_used_bytes,
+	   c.contexts,
+	   c.context_peak_bytes,
+	   c.peak_at,
+	   c.peak_largest_contexts,
+	   c.peak_largest_bytes,
+	   c.largest_contexts,
+	   c.largest_idents,
+	   c.largest_bytes,
+	   c.published_at,
+	   pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.published_at AS age,
+	   c.publications,
+	   c.backend_start
+FROM @extschema@.pg_procmem_backend_contexts(false) AS c
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) c.pid;
+
+COMMENT ON VIEW pg_procmem_contexts IS
+'every backend''s memory-context totals and peak, as last published (needs shared_preload_libraries)';
+
 -- Nothing is readable by PUBLIC: process lists and queries are sensitive.
 REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
@@ -464,6 +522,8 @@ REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
 REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
 REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_backend_contexts(boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_contexts FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
@@ -473,3 +533,5 @@ GRANT EXECUTE ON FUNCTION pg_procmem_system_info() TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory() TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_system, pg_procmem_summary, pg_procmem_accounting,
 	pg_procmem_hugepages, pg_procmem_oom, pg_procmem_headroom TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_backend_contexts(boolean) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_contexts TO pg_read_all_stats;

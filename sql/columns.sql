@@ -9,6 +9,11 @@ FROM pg_catalog.pg_attribute
 WHERE attrelid = 'pg_procmem_backends_pss'::regclass AND attnum > 0
 ORDER BY attnum;
 
+SELECT attnum, attname, pg_catalog.format_type(atttypid, atttypmod) AS type
+FROM pg_catalog.pg_attribute
+WHERE attrelid = 'pg_procmem_contexts'::regclass AND attnum > 0
+ORDER BY attnum;
+
 SELECT a.n, a.name, a.type::regtype
 FROM pg_catalog.pg_proc p,
      LATERAL unnest(p.proargnames, p.proallargtypes::oid[], p.proargmodes::text[])

@@ -34,9 +34,11 @@ SELECT backend_type, datname = current_database() AS my_db,
        unreadable IS NULL AS all_read
 FROM pg_procmem_backends WHERE pid = pg_backend_pid();
 
--- Context totals are only known for the calling backend (for now).
-SELECT count(*) AS others_with_contexts
-FROM pg_procmem_backends WHERE pid <> pg_backend_pid() AND context_bytes IS NOT NULL;
+-- Auxiliary processes and the postmaster publish no context totals: NULL, not 0.
+SELECT count(*) AS aux_with_contexts
+FROM pg_procmem_backends
+WHERE backend_type IN ('postmaster', 'checkpointer', 'background writer', 'walwriter')
+  AND (context_bytes IS NOT NULL OR context_peak_bytes IS NOT NULL);
 
 -- The default view reads no smaps_rollup: the PSS columns live in
 -- pg_procmem_backends_pss, where the own backend's relations hold.

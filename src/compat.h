@@ -59,4 +59,33 @@ procmem_init_srf(FunctionCallInfo fcinfo)
 #define MarkGUCPrefixReserved(prefix) EmitWarningsOnPlaceholders(prefix)
 #endif
 
+/* This process's index in ProcGlobal->allProcs */
+#if PG_VERSION_NUM >= 170000
+#define procmem_my_procno() (MyProcNumber)
+#else
+#define procmem_my_procno() (MyProc->pgprocno)
+#endif
+
+#if PG_VERSION_NUM < 150000
+#include "postmaster/autovacuum.h"
+#include "replication/walsender.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "access/twophase.h"
+
+/*
+ * 14 has no shmem_request_hook, and MaxBackends is not known yet in
+ * _PG_init: size from the settings it will be computed from, as contrib
+ * modules did before 15.
+ */
+static inline Size
+procmem_shmem_size_estimate(Size slot, Size header)
+{
+	int			n = MaxConnections + autovacuum_max_workers + 1 + max_worker_processes +
+		max_wal_senders + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+
+	return add_size(header, mul_size(n, slot));
+}
+#endif
+
 #endif							/* PROCMEM_COMPAT_H */

@@ -11,6 +11,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "contexts.h"
 #include "members.h"
 #include "sample.h"
 
@@ -57,6 +58,7 @@ _PG_init(void)
 							 "/proc/PID/maps as text and every page of each private mapping.",
 							 &procmem_pagemap_ioctls, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	procmem_contexts_init();
 	MarkGUCPrefixReserved("pg_procmem");
 }
 

@@ -1,0 +1,475 @@
+/*
+ * contexts.c
+ *		Every backend's memory-context totals, published to shared memory.
+ *
+ * With pg_procmem in shared_preload_libraries, each process with a PGPROC
+ * owns one slot. It writes its totals there itself, at safe moments only
+ * (never from a signal handler or while servicing an interrupt):
+ *
+ *	- before ExecutorEnd releases a query's memory, so a sort's or a hash's
+ *	  memory is still counted;
+ *	- after a utility command (CREATE INDEX, VACUUM ...);
+ *	- at transaction commit and abort (an ERROR skips ExecutorEnd).
+ *
+ * Walking every context costs tens of microseconds, so publication is rate
+ * limited (pg_procmem.publish_interval), except that a query whose own
+ * memory reached pg_procmem.publish_threshold publishes at once: that is
+ * how peaks are caught. The peak is the largest total ever published.
+ *
+ * Slots are read without locks, st_changecount style: a writer makes the
+ * counter odd, writes, makes it even; a reader retries until it copied a
+ * slot between two equal, even readings.
+ */
+#include "compat.h"
+
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "mb/pg_wchar.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "catalog/pg_type.h"
+
+#include "contexts.h"
+
+#define TOP_CONTEXTS 3
+#define IDENT_LEN 64
+
+typedef struct ContextEntry
+{
+	char		name[NAMEDATALEN];
+	char		ident[IDENT_LEN];
+	int64		bytes;
+} ContextEntry;
+
+typedef struct ContextSlot
+{
+	pg_atomic_uint32 changecount;	/* odd while being written */
+	int32		pid;			/* 0: nothing published */
+	TimestampTz backend_start;
+	TimestampTz published_at;
+	int64		total_bytes;
+	int64		free_bytes;
+	int64		peak_bytes;
+	int32		contexts;
+	int32		publications;
+	ContextEntry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
+	TimestampTz peak_at;
+	ContextEntry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
+} ContextSlot;
+
+typedef struct ContextShared
+{
+	int			nslots;
+	ContextSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} ContextShared;
+
+static ContextShared *shared = NULL;
+static int	publish_interval_ms = 1000;
+static int	publish_threshold_kb = 4096;
+static TimestampTz last_publish = 0;
+static bool last_was_big = false;	/* the next point publishes too: memory falls */
+static bool exit_callback_registered = false;
+
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+#if PG_VERSION_NUM >= 150000
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+#endif
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+PG_FUNCTION_INFO_V1(pg_procmem_backend_contexts);
+
+static int
+slot_count(void)
+{
+	/* every PGPROC: backends, auxiliary processes, prepared transactions */
+	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(ContextShared, slots),
+					mul_size(slot_count(), sizeof(ContextSlot)));
+}
+
+#if PG_VERSION_NUM >= 150000
+static void
+contexts_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(shared_size());
+}
+#endif
+
+static void
+contexts_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("pg_procmem contexts", shared_size(), &found);
+	if (!found)
+	{
+		shared->nslots = slot_count();
+		for (int i = 0; i < shared->nslots; i++)
+		{
+			memset(&shared->slots[i], 0, sizeof(ContextSlot));
+			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static ContextSlot *
+my_slot(void)
+{
+	int			n;
+
+	if (shared == NULL || MyProc == NULL)
+		return NULL;
+	n = procmem_my_procno();
+	return (n >= 0 && n < shared->nslots) ? &shared->slots[n] : NULL;
+}
+
+static void
+write_begin(ContextSlot *slot)
+{
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	pg_write_barrier();
+}
+
+static void
+write_end(ContextSlot *slot)
+{
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+}
+
+/* At exit the slot is emptied: a new owner never shows our figures. */
+static void
+clear_slot(int code, Datum arg)
+{
+	ContextSlot *slot = my_slot();
+
+	if (slot == NULL || slot->pid != MyProcPid)
+		return;
+	write_begin(slot);
+	slot->pid = 0;
+	slot->publications = 0;
+	write_end(slot);
+}
+
+/* Keeps the TOP_CONTEXTS largest, largest first. */
+static void
+consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
+{
+	int			i = TOP_CONTEXTS;
+
+	while (i > 0 && top[i - 1].bytes < bytes)
+		i--;
+	if (i == TOP_CONTEXTS)
+		return;
+	memmove(&top[i + 1], &top[i], (TOP_CONTEXTS - 1 - i) * sizeof(ContextEntry));
+	strlcpy(top[i].name, c->name ? c->name : "", NAMEDATALEN);
+	top[i].ident[0] = '\0';
+	if (c->ident)
+	{
+		int			len = pg_mbcliplen(c->ident, strlen(c->ident), IDENT_LEN - 1);
+
+		memcpy(top[i].ident, c->ident, len);
+		top[i].ident[len] = '\0';
+	}
+	top[i].bytes = bytes;
+}
+
+/*
+ * Walks every memory context of this process without allocating (it runs
+ * in transaction abort too, possibly after running out of memory).
+ */
+static void
+measure(int64 *total, int64 *freebytes, int32 *count, ContextEntry *top)
+{
+	MemoryContext c = TopMemoryContext;
+
+	*total = *freebytes = 0;
+	*count = 0;
+	memset(top, 0, sizeof(ContextEntry) * TOP_CONTEXTS);
+	while (c != NULL)
+	{
+		MemoryContextCounters n;
+
+		memset(&n, 0, sizeof(n));
+		c->methods->stats(c, NULL, NULL, &n, false);
+		*total += n.totalspace;
+		*freebytes += n.freespace;
+		(*count)++;
+		consider_top(top, c, n.totalspace);
+
+		if (c->firstchild)
+			c = c->firstchild;
+		else
+		{
+			while (c != TopMemoryContext && c->nextchild == NULL)
+				c = c->parent;
+			c = (c == TopMemoryContext) ? NULL : c->nextchild;
+		}
+	}
+}
+
+static void
+publish(void)
+{
+	ContextSlot *slot = my_slot();
+	int64		total, freebytes;
+	int32		count;
+	ContextEntry top[TOP_CONTEXTS];
+
+	if (slot == NULL)
+		return;
+	measure(&total, &freebytes, &count, top);
+	last_publish = GetCurrentTimestamp();
+
+	write_begin(slot);
+	if (slot->pid != MyProcPid)
+	{
+		/* a slot a previous owner left: start afresh */
+		slot->pid = MyProcPid;
+		slot->backend_start = MyStartTimestamp;
+		slot->peak_bytes = 0;
+		slot->publications = 0;
+	}
+	slot->published_at = last_publish;
+	slot->total_bytes = total;
+	slot->free_bytes = freebytes;
+	slot->contexts = count;
+	if (total > slot->peak_bytes)
+	{
+		slot->peak_bytes = total;
+		slot->peak_at = last_publish;
+		memcpy(slot->peak_top, top, sizeof(top));
+	}
+	slot->publications++;
+	memcpy(slot->top, top, sizeof(top));
+	write_end(slot);
+
+	if (!exit_callback_registered)
+	{
+		before_shmem_exit(clear_slot, (Datum) 0);
+		exit_callback_registered = true;
+	}
+}
+
+/*
+ * Publishes if it is time, or at once when big; and right after a big one,
+ * so that the figure falls back when the query's memory is released.
+ */
+static void
+maybe_publish(bool big)
+{
+	if (shared == NULL)
+		return;
+	if (big || last_was_big || last_publish == 0 ||
+		TimestampDifferenceExceeds(last_publish, GetCurrentTimestamp(), publish_interval_ms))
+	{
+		publish();
+		last_was_big = big;
+	}
+}
+
+static void
+contexts_ExecutorEnd(QueryDesc *queryDesc)
+{
+	/* before the executor frees it: this query's memory is still there */
+	if (shared != NULL && queryDesc->estate != NULL)
+		maybe_publish(MemoryContextMemAllocated(queryDesc->estate->es_query_cxt, true) >=
+					  (Size) publish_threshold_kb * 1024);
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+static void
+contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+						ProcessUtilityContext context, ParamListInfo params,
+						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+	maybe_publish(false);
+}
+
+static void
+contexts_xact_callback(XactEvent event, void *arg)
+{
+	/* the transaction's memory is still allocated at these events */
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			maybe_publish(false);
+			break;
+		default:
+			break;
+	}
+}
+
+void
+procmem_contexts_init(void)
+{
+	DefineCustomIntVariable("pg_procmem.publish_interval",
+							"Minimum time between two publications of a backend's memory-context totals.",
+							"A query whose own memory reaches pg_procmem.publish_threshold publishes at once.",
+							&publish_interval_ms, 1000, 0, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.publish_threshold",
+							"Query memory that makes a backend publish its totals at once, at the end of the query.",
+							NULL,
+							&publish_threshold_kb, 4096, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+#if PG_VERSION_NUM >= 150000
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = contexts_shmem_request;
+#else
+	RequestAddinShmemSpace(procmem_shmem_size_estimate(sizeof(ContextSlot),
+													   offsetof(ContextShared, slots)));
+#endif
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = contexts_shmem_startup;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = contexts_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = contexts_ProcessUtility;
+	RegisterXactCallback(contexts_xact_callback, NULL);
+}
+
+bool
+procmem_contexts_available(void)
+{
+	return shared != NULL;
+}
+
+/* Copies a slot consistently (see the header comment). */
+static void
+read_slot(ContextSlot *slot, ContextSlot *copy)
+{
+	for (;;)
+	{
+		uint32		before = pg_atomic_read_u32(&slot->changecount);
+		uint32		after;
+
+		pg_read_barrier();
+		memcpy(copy, slot, sizeof(ContextSlot));
+		pg_read_barrier();
+		after = pg_atomic_read_u32(&slot->changecount);
+		if (before == after && (before & 1) == 0)
+			return;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* One of the arrays of the largest contexts: names (0), idents (1) or bytes (2). */
+static Datum
+top_array(const ContextEntry *top, int what)
+{
+	Datum		d[TOP_CONTEXTS];
+	int			n = 0;
+
+	for (int i = 0; i < TOP_CONTEXTS && top[i].bytes > 0; i++)
+		d[n++] = what == 0 ? CStringGetTextDatum(top[i].name) :
+			what == 1 ? CStringGetTextDatum(top[i].ident) : Int64GetDatum(top[i].bytes);
+	return PointerGetDatum(construct_array(d, n, what == 2 ? INT8OID : TEXTOID,
+										   what == 2 ? 8 : -1, what == 2 ? FLOAT8PASSBYVAL : false,
+										   what == 2 ? TYPALIGN_DOUBLE : TYPALIGN_INT));
+}
+
+#define CONTEXTS_NCOLS 15
+
+/*
+ * pg_procmem_backend_contexts(missing_ok) - the published totals of every
+ * live process that has published. The caller publishes first, so its own
+ * row is current. Without the shared memory: no rows if missing_ok, else
+ * an ERROR saying how to get it.
+ */
+Datum
+pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
+{
+	bool		missing_ok = PG_GETARG_BOOL(0);
+	ReturnSetInfo *rsinfo;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	if (shared == NULL)
+	{
+		if (missing_ok)
+			return (Datum) 0;
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("other backends' memory contexts need pg_procmem in shared_preload_libraries"),
+				 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
+	}
+	publish();
+
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		ContextSlot s;
+		PGPROC	   *proc;
+		Datum		values[CONTEXTS_NCOLS];
+		bool		nulls[CONTEXTS_NCOLS];
+		int			c = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		read_slot(&shared->slots[i], &s);
+		if (s.pid == 0)
+			continue;
+		/* the live process at this PGPROC, with this pid: nobody else's */
+		proc = BackendPidGetProc(s.pid);
+		if (proc == NULL)
+			proc = AuxiliaryPidGetProc(s.pid);
+		if (proc == NULL || proc != &ProcGlobal->allProcs[i])
+			continue;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[c++] = Int32GetDatum(s.pid);
+		values[c++] = TimestampTzGetDatum(s.backend_start);
+		values[c++] = TimestampTzGetDatum(s.published_at);
+		values[c++] = Int32GetDatum(s.publications);
+		values[c++] = Int64GetDatum(s.total_bytes);
+		values[c++] = Int64GetDatum(s.free_bytes);
+		values[c++] = Int64GetDatum(s.total_bytes - s.free_bytes);
+		values[c++] = Int32GetDatum(s.contexts);
+		values[c++] = Int64GetDatum(s.peak_bytes);
+		values[c++] = TimestampTzGetDatum(s.peak_at);
+		values[c++] = top_array(s.top, 0);
+		values[c++] = top_array(s.top, 1);
+		values[c++] = top_array(s.top, 2);
+		values[c++] = top_array(s.peak_top, 0);
+		values[c++] = top_array(s.peak_top, 2);
+		Assert(c == CONTEXTS_NCOLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,15 @@
+/*
+ * contexts.h
+ *		Every backend's memory-context totals in shared memory
+ *		(shared_preload_libraries mode).
+ */
+#ifndef PROCMEM_CONTEXTS_H
+#define PROCMEM_CONTEXTS_H
+
+/* GUCs always; hooks and shared memory when preloaded. From _PG_init. */
+extern void procmem_contexts_init(void);
+
+/* Whether the shared memory exists (pg_procmem was preloaded). */
+extern bool procmem_contexts_available(void);
+
+#endif							/* PROCMEM_CONTEXTS_H */
