@@ -208,6 +208,7 @@ CREATE FUNCTION pg_procmem_system_info(
 	OUT cgroup_usage bigint,
 	OUT cgroup_limit bigint,
 	OUT cgroup_effective_limit bigint,
+	OUT cgroup_room bigint,
 	OUT cgroup_high bigint,
 	OUT cgroup_swap_usage bigint,
 	OUT cgroup_anon bigint,
@@ -328,14 +329,15 @@ COMMENT ON VIEW pg_procmem_accounting IS
 -- what they would cost with huge pages, and what to do.
 CREATE VIEW pg_procmem_hugepages AS
 WITH p AS (
-	SELECT pg_catalog.sum(page_tables)::bigint AS page_tables,
+	SELECT pg_catalog.sum(pr.page_tables)::bigint AS page_tables,
 		   -- each touched 4 kB shared page costs an 8-byte PTE (rss_shmem / 512);
-		   -- a 2 MB huge page costs one 8-byte PMD entry (rss_shmem / 262144)
+		   -- a huge page costs one 8-byte entry (rss_shmem * 8 / hugepage_size)
 		   -- (OPERATOR() syntax has no precedence: every mix is parenthesized)
-		   pg_catalog.sum(GREATEST(page_tables OPERATOR(pg_catalog.-) (rss_shmem OPERATOR(pg_catalog./) 512), 0)
-						  OPERATOR(pg_catalog.+) (rss_shmem OPERATOR(pg_catalog./) 262144))::bigint
+		   pg_catalog.sum(GREATEST(pr.page_tables OPERATOR(pg_catalog.-) (pr.rss_shmem OPERATOR(pg_catalog./) 512), 0)
+						  OPERATOR(pg_catalog.+) ((pr.rss_shmem OPERATOR(pg_catalog.*) 8)
+												  OPERATOR(pg_catalog./) i.hugepage_size))::bigint
 			   AS page_tables_with_huge_pages
-	FROM @extschema@.pg_procmem_processes()
+	FROM @extschema@.pg_procmem_processes() AS pr, @extschema@.pg_procmem_system_info() AS i
 ), s AS (
 	SELECT * FROM @extschema@.pg_procmem_system_info()
 ), m AS (
@@ -367,9 +369,10 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 			   'huge pages are in use; set huge_pages = on so that a restart without enough reserved pages fails instead of silently running without them'
 		   WHEN h.in_use THEN
 			   'huge pages are in use; nothing to do'
-		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off' AND h.hugepages_total OPERATOR(pg_catalog.>=)
+		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
+				AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
 				COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN
-			   'enough huge pages are reserved but the server does not use them: restart it'
+			   'enough huge pages are free but the server does not use them: restart it'
 		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
 				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
 				AND h.shared_memory_size OPERATOR(pg_catalog.<) 8589934592 THEN
@@ -400,14 +403,22 @@ SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
 	   p.oom_score_adj,
 	   -- Linux >= 5.9 shows (1000 + points * 1000 / totalpages) * 2 / 3, so
 	   -- 666 is a share of 0; before, points * 1000 / totalpages
-	   pg_catalog.round(CASE WHEN s.kernel_version_num OPERATOR(pg_catalog.>=) 50009
+	   pg_catalog.round(CASE WHEN p.oom_score_adj OPERATOR(pg_catalog.=) -1000 THEN NULL
+							 WHEN s.kernel_version_num OPERATOR(pg_catalog.>=) 50009
 							 THEN ((p.oom_score OPERATOR(pg_catalog.*) 1.5) OPERATOR(pg_catalog.-) 1000) OPERATOR(pg_catalog./) 10
 							 ELSE p.oom_score OPERATOR(pg_catalog./) 10.0 END, 1) AS badness_pct,
 	   p.oom_score_adj OPERATOR(pg_catalog.=) -1000 AS protected,
 	   p.rss, p.rss_shmem, p.swap, p.page_tables, p.overhead,
 	   CASE WHEN p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
 			THEN 'the server goes down and stays down until something restarts it'
-			ELSE 'the postmaster runs a crash restart: every session ends' END AS if_killed
+			WHEN p.backend_type OPERATOR(pg_catalog.=) 'logger'
+			THEN 'the postmaster starts a new logger; sessions go on'
+			-- p.backend_type is set only for children without a PGPROC
+			WHEN p.backend_type IS NOT NULL
+			THEN 'no crash restart (it has no PGPROC); sessions go on'
+			WHEN pg_catalog.current_setting('restart_after_crash')::boolean
+			THEN 'the postmaster runs a crash restart: every session ends'
+			ELSE 'the server shuts down (restart_after_crash = off)' END AS if_killed
 FROM @extschema@.pg_procmem_processes() AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) p.pid,
 	 @extschema@.pg_procmem_system_info() AS s;
@@ -442,10 +453,7 @@ WITH b AS (
 		   s.cgroup_effective_limit,
 		   s.cgroup_usage,
 		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
-		   -- page cache is reclaimed before the cgroup runs out
-		   s.cgroup_effective_limit OPERATOR(pg_catalog.-)
-			   (s.cgroup_usage OPERATOR(pg_catalog.-) (s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem))
-			   AS cgroup_room
+		   s.cgroup_room
 	FROM s
 )
 SELECT r.mem_available,

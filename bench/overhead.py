@@ -57,7 +57,7 @@ def run_as_postgres(*args, **kw):
 class Cluster:
     """A cluster in a temp dir, its postmaster in a memory cgroup of its own."""
 
-    def __init__(self, touched_mb, huge_pages, connections, port):
+    def __init__(self, touched_mb, huge_pages, connections, port, extra=None):
         self.port = port
         self.huge_pages = huge_pages
         self.dir = tempfile.mkdtemp(prefix="pg_procmem_bench.")
@@ -79,6 +79,7 @@ class Cluster:
             # no background writes: file cache must not grow while measuring
             "bgwriter_lru_maxpages": "0",
         }
+        self.settings.update(extra or {})
         self.hugepages_set = False
         if huge_pages:
             out = run_as_postgres(f"{PG_BIN}/postgres", "-D", self.data, "-C",

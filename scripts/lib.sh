@@ -85,11 +85,13 @@ cluster_computed() {
 		$(for o in "$@"; do echo "-c$o"; done)
 }
 
-# Reserves huge pages for this run; on_exit gives the old count back.
+# Reserves at least $1 huge pages for this run (never fewer than the host
+# had); on_exit gives the old count back.
 reserve_hugepages() {
 	OLD_NR_HUGEPAGES=${OLD_NR_HUGEPAGES:-$(cat /proc/sys/vm/nr_hugepages)}
-	echo "$1" >/proc/sys/vm/nr_hugepages 2>/dev/null || return 1
-	[ "$(awk '/^HugePages_Total:/ {print $2}' /proc/meminfo)" -ge "$1" ]
+	local want=$(($1 > OLD_NR_HUGEPAGES ? $1 : OLD_NR_HUGEPAGES))
+	echo "$want" >/proc/sys/vm/nr_hugepages 2>/dev/null || return 1
+	[ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -ge "$1" ]
 }
 
 restore_hugepages() {

@@ -40,7 +40,7 @@ SELECT huge_pages = current_setting('huge_pages') AS huge_pages,
        vm_peak_huge_pages * hugepage_size >= postmaster_vm_peak AS vm_peak_recipe,
        page_tables_with_huge_pages <= page_tables AS estimate_le_now,
        recommendation IS NOT NULL AS advice,
-       in_use OR recommendation LIKE '%vm.nr_hugepages >= ' || shared_memory_size_in_huge_pages || '%' AS advice_names_the_count
+       in_use OR recommendation LIKE '%vm.nr_hugepages >= ' || shared_memory_size_in_huge_pages || ' %' AS advice_names_the_count
 FROM pg_procmem_hugepages;
 
 -- pg_procmem_oom: a ranking of every process, and what killing each does
@@ -53,8 +53,9 @@ FROM pg_procmem_oom;
 
 -- pg_procmem_headroom: derived figures shown beside their inputs
 SELECT available <= mem_available AS available_le_mem_available,
-       (cgroup_room IS NULL) = (cgroup_effective_limit IS NULL) AS room_only_with_a_limit,
-       more_idle_connections_fit IS NULL OR more_idle_connections_fit = round(available::numeric / avg_idle_overhead) AS fit,
+       cgroup_room IS NULL OR cgroup_effective_limit IS NOT NULL AS room_only_with_a_limit,
+       cgroup_room IS NULL OR cgroup_room <= cgroup_effective_limit AS room_le_limit,
+       more_idle_connections_fit IS NULL OR more_idle_connections_fit = div(available, avg_idle_overhead) AS fit,
        connection_slots_left <= max_connections AS slots,
        work_mem_exposure = (max_connections * work_mem * hash_mem_multiplier)::bigint AS work_mem_exposure,
        autovacuum_exposure = autovacuum_max_workers * autovacuum_work_mem AS autovacuum_exposure
@@ -62,7 +63,7 @@ FROM pg_procmem_headroom;
 SET work_mem = '64MB';
 SET hash_mem_multiplier = 4;
 SELECT work_mem = 64 * 1024 * 1024 AS work_mem,
-       work_mem_exposure = max_connections * 64 * 1024 * 1024 * 4::bigint AS follows_settings
+       work_mem_exposure = max_connections::bigint * 64 * 1024 * 1024 * 4 AS follows_settings
 FROM pg_procmem_headroom;
 RESET work_mem;
 RESET hash_mem_multiplier;

@@ -184,6 +184,8 @@ mountinfo_line(void *arg, const char *line, size_t len)
 		rel = s->path + rl;
 	else
 		return;					/* not under this mount: cannot be resolved */
+	if (strstr(rel, "/..") != NULL)
+		return;					/* outside the namespace root: not ours to read */
 	snprintf(s->cg->dir, sizeof(s->cg->dir), "%s%s%s", s->cg->mount,
 			 (rel[0] == '/' || rel[0] == '\0') ? "" : "/", strcmp(rel, "/") == 0 ? "" : rel);
 	s->found = 1;
@@ -256,6 +258,8 @@ sysmem_parse_cgroup(const char *cgroup, size_t clen, const char *mountinfo, size
 			snprintf(cg->path, sizeof(cg->path), "%s", s.path);
 			return 0;
 		}
+		if (v1)
+			break;				/* memory is accounted in v1, which is not mounted */
 	}
 	memset(cg, 0, sizeof(*cg));
 	return -1;
@@ -386,22 +390,44 @@ static const procfs_field v1_hier_field[] = {
 	PROCFS_FIELD(v1_hier, "hierarchical_memory_limit", limit, 0),
 };
 
-/* v2: the smallest memory.max from dir up to the mount point. */
-static int64_t
-v2_effective_limit(const sysmem_cgroup *cg)
+/*
+ * Walks from the cgroup up to the mount point. At each level with a limit,
+ * that limit minus what that level uses (page cache aside: it is reclaimed
+ * first) is room left; an ancestor's limit covers its other children too.
+ * Sets the smallest limit and the smallest room.
+ */
+static void
+walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_file,
+			const procfs_field *stat_fields, size_t nstat, int64_t *limit, int64_t *room)
 {
 	char		dir[1024];
 	size_t		mlen = strlen(cg->mount);
-	int64_t		best = PROCFS_MISSING;
 
+	*limit = *room = PROCFS_MISSING;
 	snprintf(dir, sizeof(dir), "%s", cg->dir);
 	for (;;)
 	{
-		int64_t		v = read_limit(dir, "memory.max");
+		int64_t		l = read_limit(dir, limit_file);
 		char	   *slash;
 
-		if (v >= 0 && (best < 0 || v < best))
-			best = v;
+		if (l >= 0)
+		{
+			int64_t		u = read_limit(dir, usage_file);
+			sysmem_cgmem level;
+
+			for (size_t i = 0; i < sizeof(level) / sizeof(int64_t); i++)
+				((int64_t *) &level)[i] = PROCFS_MISSING;
+			read_keyed(dir, "memory.stat", stat_fields, nstat, &level);
+			if (*limit < 0 || l < *limit)
+				*limit = l;
+			if (u >= 0 && level.file >= 0 && level.shmem >= 0)
+			{
+				int64_t		r = l - (u - (level.file - level.shmem));
+
+				if (*room < 0 || r < *room)
+					*room = r < 0 ? 0 : r;
+			}
+		}
 		if (strlen(dir) <= mlen)
 			break;
 		slash = strrchr(dir, '/');
@@ -409,13 +435,13 @@ v2_effective_limit(const sysmem_cgroup *cg)
 			break;
 		*slash = '\0';
 	}
-	return best;
 }
 
 void
 sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 {
 	int64_t    *all = (int64_t *) m;
+	int64_t		walked_limit;
 
 	for (size_t i = 0; i < sizeof(*m) / sizeof(int64_t); i++)
 		all[i] = PROCFS_MISSING;
@@ -427,7 +453,8 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->swap_usage = read_limit(cg->dir, "memory.swap.current");
 		read_keyed(cg->dir, "memory.stat", v2_stat, NFIELDS(v2_stat), m);
 		read_keyed(cg->dir, "memory.events", v2_events, NFIELDS(v2_events), m);
-		m->effective_limit = v2_effective_limit(cg);
+		walk_limits(cg, "memory.max", "memory.current", v2_stat, NFIELDS(v2_stat),
+					&m->effective_limit, &m->room);
 	}
 	else if (cg->version == 1)
 	{
@@ -440,7 +467,17 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		read_keyed(cg->dir, "memory.stat", v1_stat, NFIELDS(v1_stat), m);
 		read_keyed(cg->dir, "memory.oom_control", v1_oom, NFIELDS(v1_oom), m);
 		read_keyed(cg->dir, "memory.stat", v1_hier_field, NFIELDS(v1_hier_field), &h);
-		m->effective_limit = h.limit < 0 ? m->limit : no_limit_as_missing(h.limit);
+		walk_limits(cg, "memory.limit_in_bytes", "memory.usage_in_bytes", v1_stat,
+					NFIELDS(v1_stat), &walked_limit, &m->room);
+		/* the kernel's hierarchical figure also sees ancestors above the mount */
+		m->effective_limit = h.limit < 0 ? walked_limit : no_limit_as_missing(h.limit);
+	}
+	/* a limit set where we cannot see its usage: count our own against it */
+	if (m->room < 0 && m->effective_limit >= 0 && m->usage >= 0 && m->file >= 0 && m->shmem >= 0)
+	{
+		int64_t		r = m->effective_limit - (m->usage - (m->file - m->shmem));
+
+		m->room = r < 0 ? 0 : r;
 	}
 }
 

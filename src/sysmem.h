@@ -61,6 +61,8 @@ typedef struct sysmem_cgmem
 	int64_t		usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
 	int64_t		limit;			/* memory.max / memory.limit_in_bytes; no limit: -1 */
 	int64_t		effective_limit;	/* the smallest limit of it and its ancestors */
+	int64_t		room;			/* the least, over it and its ancestors with a
+								 * limit, of limit - (usage - page cache) */
 	int64_t		high;			/* v2 memory.high */
 	int64_t		swap_usage;		/* v2 memory.swap.current */
 	int64_t		anon;			/* memory.stat anon (v1: total_rss) */

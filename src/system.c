@@ -17,7 +17,7 @@
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
 
-#define SYSTEM_NCOLS 36
+#define SYSTEM_NCOLS 37
 #define SHMEM_NCOLS 6
 
 /* A figure, or NULL when negative (unread, or "no limit"). */
@@ -119,6 +119,7 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 	put_figure(values, nulls, i++, cm.usage);
 	put_figure(values, nulls, i++, cm.limit);
 	put_figure(values, nulls, i++, cm.effective_limit);
+	put_figure(values, nulls, i++, cm.room);
 	put_figure(values, nulls, i++, cm.high);
 	put_figure(values, nulls, i++, cm.swap_usage);
 	put_figure(values, nulls, i++, cm.anon);

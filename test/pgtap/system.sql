@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
-SELECT plan(17);
+SELECT plan(20);
 
 -- A /proc/meminfo field: bytes for "kB" fields, else the bare count.
 CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
@@ -48,10 +48,9 @@ FROM (SELECT CASE l[1] WHEN '1' THEN '/sys/fs/cgroup/memory' || l[2] || '/memory
 SELECT is((SELECT count(*) FROM pg_procmem_oom o
 	       WHERE abs(o.oom_score - trim(pg_read_file('/proc/' || o.pid || '/oom_score', 0, 64, true))::integer) > 2),
 	0::bigint, 'oom_score of every process agrees with /proc/PID/oom_score, within 2');
-SELECT is((SELECT array_agg(pid ORDER BY rank, pid) FROM pg_procmem_oom),
-	(SELECT array_agg(pid ORDER BY rank, pid) FROM (
-		SELECT pid, rank() OVER (ORDER BY oom_score DESC) AS rank FROM pg_procmem_oom) r),
-	'ranked by oom_score, highest first');
+SELECT ok((SELECT array_agg(pid ORDER BY rank, pid) = array_agg(pid ORDER BY oom_score DESC, pid)
+	       FROM pg_procmem_oom),
+	'ranked by oom_score, highest first (one scan)');
 
 -- huge pages: whether the segment is in hugetlb, seen two ways
 SELECT is((SELECT in_use FROM pg_procmem_hugepages),
@@ -59,7 +58,7 @@ SELECT is((SELECT in_use FROM pg_procmem_hugepages),
 	'in_use (the segment''s mapping) agrees with the postmaster''s HugetlbPages');
 SELECT ok((SELECT in_use OR current_setting('huge_pages') <> 'on' FROM pg_procmem_hugepages),
 	'huge_pages = on means in use');
-SELECT ok((SELECT recommendation LIKE '%' || shared_memory_size_in_huge_pages || '%' OR in_use
+SELECT ok((SELECT recommendation LIKE '%vm.nr_hugepages >= ' || shared_memory_size_in_huge_pages || ' %' OR in_use
 	       FROM pg_procmem_hugepages),
 	'the advice names shared_memory_size_in_huge_pages when huge pages are not in use');
 
@@ -67,6 +66,33 @@ SELECT ok((SELECT recommendation LIKE '%' || shared_memory_size_in_huge_pages ||
 SELECT ok((SELECT main_segment_resident >= (SELECT max(rss_shmem) - 16777216 FROM pg_procmem_processes())
 	       FROM pg_procmem_accounting),
 	'the main segment''s resident part covers what any process touched (less DSM, 16 MB)');
+
+-- headroom, with idle connections to take the average from
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT dblink_connect('idle' || i, format('host=%s port=%s dbname=%s user=%s',
+	split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'),
+	current_database(), current_user)) FROM generate_series(1, 3) i;
+CREATE FUNCTION pg_temp.headroom() RETURNS SETOF pg_procmem_headroom LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..50 LOOP
+		PERFORM pg_stat_clear_snapshot();
+		IF (SELECT idle_client_backends >= 3 FROM pg_procmem_headroom) THEN
+			RETURN QUERY SELECT * FROM pg_procmem_headroom;
+			RETURN;
+		END IF;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+END $$;
+CREATE TEMP TABLE h AS SELECT * FROM pg_temp.headroom();
+SELECT ok((SELECT idle_client_backends >= 3 AND avg_idle_overhead BETWEEN 262144 AND 67108864 FROM h),
+	'three idle connections: an average idle overhead between 256 kB and 64 MB');
+SELECT ok((SELECT more_idle_connections_fit = div(available, avg_idle_overhead)
+	       AND more_idle_connections_fit > 0 FROM h),
+	'more_idle_connections_fit = available / avg_idle_overhead');
+SELECT ok((SELECT available = LEAST(mem_available, cgroup_room)
+	       AND available <= pg_temp.meminfo('MemAvailable') + 67108864 FROM h),
+	'available is the tighter of MemAvailable and the cgroup''s room');
+SELECT dblink_disconnect('idle' || i) FROM generate_series(1, 3) i;
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sysmem.h"
@@ -118,6 +119,8 @@ test_cgroup_files(void)
 	is_i64(m.usage, 536870912, "v2: memory.current");
 	is_i64(m.limit, INT64_C(4294967296), "v2: memory.max");
 	is_i64(m.effective_limit, INT64_C(2147483648), "v2: the parent's smaller limit is the effective one");
+	is_i64(m.room, INT64_C(536870912),
+		   "v2: room is the parent's: its 2 GB limit less its 1.5 GB usage, not ours");
 	ok(m.high == PROCFS_MISSING, "v2: memory.high 'max' is no limit, not a number");
 	is_i64(m.anon, 104857600, "v2: memory.stat anon");
 	ok(m.file == 314572800 && m.shmem == 209715200 && m.pagetables == 8388608 &&
@@ -137,6 +140,9 @@ test_cgroup_files(void)
 	is_i64(m.usage, INT64_C(2404716544), "v1: memory.usage_in_bytes");
 	ok(m.limit == PROCFS_MISSING, "v1: 9223372036854771712 is no limit");
 	is_i64(m.effective_limit, INT64_C(1073741824), "v1: hierarchical_memory_limit");
+	is_i64(m.room, INT64_C(1073741824) - (INT64_C(2404716544) - (INT64_C(2227154944) - 14643200)) < 0 ? 0 :
+		   INT64_C(1073741824) - (INT64_C(2404716544) - (INT64_C(2227154944) - 14643200)),
+		   "v1: a limit set out of sight is counted against our own usage, page cache aside");
 	ok(m.anon == 34934784 && m.file == INT64_C(2227154944) && m.shmem == 14643200,
 	   "v1: total_rss, total_cache, total_shmem (hierarchical figures)");
 	ok(m.kernel == 142344192 && m.failcnt == 7 && m.oom_kill == 4,
@@ -177,8 +183,18 @@ test_small_files(void)
 	   "own mapping found by an address inside it");
 	munmap(p, 64 * ps);
 
-	ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", getuid(), &count, &bytes) == 0 && count == 1 &&
-	   bytes > 0, "dir usage: files by prefix and owner");
+	{
+		char		path[1024];
+		struct stat st;
+
+		/* owned by whoever checked the tree out, not necessarily by us */
+		snprintf(path, sizeof(path), "%s/linux-6.18-meminfo", fixtures);
+		stat(path, &st);
+		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid, &count, &bytes) == 0 &&
+		   count == 1 && bytes > 0, "dir usage: files by prefix and owner");
+		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid + 1, &count, &bytes) == 0 &&
+		   count == 0, "dir usage: another owner's files are not counted");
+	}
 	ok(sysmem_dir_usage("/no/such/dir", "x", 0, &count, &bytes) != 0, "dir usage: no dir");
 }
 
