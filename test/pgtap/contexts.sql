@@ -37,11 +37,16 @@ SELECT ok((SELECT b.context_peak_bytes = p.context_peak_bytes AND b.context_byte
 -- readers against a writer publishing as fast as it can
 SELECT dblink_exec('sorter', 'SET pg_procmem.publish_interval = 0');
 SELECT dblink_send_query('sorter',
-	'DO $$ BEGIN FOR i IN 1..3000 LOOP PERFORM count(*) FROM pg_class; END LOOP; END $$');
-CREATE FUNCTION pg_temp.torn_reads() RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE bad bigint := 0; n bigint;
+	'DO $$ BEGIN FOR i IN 1..4000 LOOP PERFORM count(*) FROM pg_class; END LOOP; END $$');
+-- Reads all slots until the writer has published 2000 more times (20 s at
+-- most); counts slots whose fields do not belong together.
+CREATE FUNCTION pg_temp.torn_reads(OUT bad bigint, OUT reads integer, OUT writes integer)
+LANGUAGE plpgsql AS $$
+DECLARE n bigint; first integer; last integer; t0 timestamptz := clock_timestamp();
 BEGIN
-	FOR i IN 1..300 LOOP
+	bad := 0; reads := 0;
+	SELECT publications INTO first FROM pg_procmem_backend_contexts() JOIN sorter USING (pid);
+	LOOP
 		SELECT count(*) INTO n FROM pg_procmem_backend_contexts()
 		WHERE NOT (context_free_bytes <= context_bytes
 				   AND context_used_bytes = context_bytes - context_free_bytes
@@ -54,12 +59,17 @@ BEGIN
 				   AND peak_at <= published_at
 				   AND publications > 0);
 		bad := bad + n;
+		reads := reads + 1;
+		SELECT publications INTO last FROM pg_procmem_backend_contexts() JOIN sorter USING (pid);
+		EXIT WHEN last - first >= 2000 OR clock_timestamp() - t0 > interval '20 seconds';
 	END LOOP;
-	RETURN bad;
+	writes := last - first;
 END $$;
-SELECT is(pg_temp.torn_reads(), 0::bigint, '300 reads during 3000 publications: no inconsistent slot');
-SELECT ok((SELECT publications > 100 FROM pg_procmem_contexts JOIN sorter USING (pid)),
-	'the writer did publish meanwhile');
+CREATE TEMP TABLE torn AS SELECT * FROM pg_temp.torn_reads();
+SELECT is((SELECT bad FROM torn), 0::bigint, 'reads during publications: no inconsistent slot');
+SELECT ok((SELECT writes >= 2000 AND reads >= 100 FROM torn),
+	'the writer published 2000 times while the reader read (' ||
+	(SELECT reads || ' reads' FROM torn) || ')');
 SELECT * FROM dblink_get_result('sorter') AS t(r text);
 
 -- a closed backend's slot is emptied
