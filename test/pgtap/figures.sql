@@ -33,18 +33,20 @@ SELECT ok((SELECT pg_temp.near(page_tables, pg_temp.kb(pid, 'status', 'VmPTE'), 
 	'postmaster: page_tables agrees with VmPTE');
 SELECT ok((SELECT pg_temp.near(pss_anon, pg_temp.kb(pid, 'smaps_rollup', 'Pss_Anon'), 0.05, 65536) FROM pm),
 	'postmaster: pss_anon agrees with Pss_Anon in /proc/PID/smaps_rollup');
--- The exclusive anonymous memory, recomputed from another file: in the
--- private mappings of /proc/PID/smaps, the pages mapped by this process
--- only and dirty are its copy-on-write and anonymous pages.
+-- The exclusive anonymous memory, recomputed from another file: in each
+-- private mapping of /proc/PID/smaps, the pages that are mapped by this
+-- process only and dirty (Private_Dirty), but no more than its anonymous
+-- pages (a freshly written executable's page cache is dirty too).
 CREATE FUNCTION pg_temp.private_dirty_of_private_mappings(p integer) RETURNS bigint
 LANGUAGE sql AS $$
-	SELECT sum((regexp_match(m, E'\nPrivate_Dirty:\\s+(\\d+) kB'))[1]::bigint) * 1024
+	SELECT sum(LEAST((regexp_match(m, E'\nPrivate_Dirty:\\s+(\\d+) kB'))[1]::bigint,
+	                 (regexp_match(m, E'\nAnonymous:\\s+(\\d+) kB'))[1]::bigint)) * 1024
 	FROM regexp_split_to_table(pg_read_file('/proc/' || p || '/smaps'),
 	                           E'\n(?=[0-9a-f]+-[0-9a-f]+ )') AS m
 	WHERE m ~ '^[0-9a-f]+-[0-9a-f]+ ...p ' $$;
 SELECT ok((SELECT pg_temp.near(private_anon, pg_temp.private_dirty_of_private_mappings(pid),
 			0.02, 65536) FROM pm),
-	'postmaster: private_anon = Private_Dirty of its private mappings in /proc/PID/smaps');
+	'postmaster: private_anon = its private mappings'' Private_Dirty (anonymous at most) in /proc/PID/smaps');
 SELECT ok((SELECT pg_temp.near(overhead,
 			pg_temp.private_dirty_of_private_mappings(pid) + pg_temp.kb(pid, 'status', 'VmPTE'),
 			0.02, 65536) FROM pm),

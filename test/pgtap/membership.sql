@@ -15,6 +15,14 @@ CREATE FUNCTION pg_temp.ppid(p integer) RETURNS integer LANGUAGE sql AS $$
 	SELECT split_part(regexp_replace(pg_read_file('/proc/' || p || '/stat'), '^.*\) ', ''),
 	                  ' ', 2)::integer $$;
 
+-- The postmaster's children that have no PGPROC, by backend type: the
+-- logger when logging_collector is on; before 15, the stats collector.
+CREATE FUNCTION pg_temp.children_without_pgproc() RETURNS text[] LANGUAGE sql AS $$
+	SELECT ARRAY(SELECT t FROM unnest(ARRAY[
+		CASE WHEN current_setting('logging_collector')::bool THEN 'logger' END,
+		CASE WHEN current_setting('server_version_num')::int < 150000 THEN 'stats collector' END]) t
+	WHERE t IS NOT NULL ORDER BY t) $$;
+
 -- Pids in pg_procmem but not in pg_stat_activity + postmaster, and the
 -- reverse, once they agree or after 5 s.
 CREATE FUNCTION pg_temp.diff(OUT extra integer[], OUT missing integer[]) LANGUAGE plpgsql AS $$
@@ -30,8 +38,7 @@ BEGIN
 			UNION SELECT pg_temp.postmaster_pid()
 			EXCEPT SELECT pid FROM pg_procmem_processes()) s;
 		EXIT WHEN missing IS NULL AND
-			coalesce(array_length(extra, 1), 0) =
-			CASE WHEN current_setting('logging_collector')::bool THEN 1 ELSE 0 END;
+			coalesce(array_length(extra, 1), 0) = cardinality(pg_temp.children_without_pgproc());
 		PERFORM pg_sleep(0.1);
 	END LOOP;
 END $$;
@@ -39,12 +46,12 @@ END $$;
 SELECT is((SELECT missing FROM pg_temp.diff()), NULL,
 	'every pg_stat_activity process and the postmaster are rows');
 SELECT is((SELECT coalesce(array_length(extra, 1), 0) FROM pg_temp.diff()),
-	CASE WHEN current_setting('logging_collector')::bool THEN 1 ELSE 0 END,
-	'the only other row is the logger, when logging_collector is on');
-SELECT is((SELECT array_agg(backend_type) FROM pg_procmem_processes()
+	cardinality(pg_temp.children_without_pgproc()),
+	'the only other rows are the children without a PGPROC');
+SELECT is((SELECT coalesce(array_agg(backend_type ORDER BY backend_type), '{}') FROM pg_procmem_processes()
 	       WHERE pid = ANY ((SELECT extra FROM pg_temp.diff())::integer[])),
-	CASE WHEN current_setting('logging_collector')::bool THEN ARRAY['logger'] END,
-	'that process is typed from its title: logger');
+	pg_temp.children_without_pgproc(),
+	'they are typed from their titles: logger (and stats collector before 15)');
 
 SELECT is((SELECT backend_type FROM pg_procmem_processes() WHERE pid = pg_temp.postmaster_pid()),
 	'postmaster', 'the postmaster (pid from postmaster.pid) is a row');

@@ -58,9 +58,10 @@ SELECT is((SELECT in_use FROM pg_procmem_hugepages),
 	'in_use (the segment''s mapping) agrees with the postmaster''s HugetlbPages');
 SELECT ok((SELECT in_use OR current_setting('huge_pages') <> 'on' FROM pg_procmem_hugepages),
 	'huge_pages = on means in use');
-SELECT ok((SELECT recommendation LIKE '%vm.nr_hugepages >= ' || shared_memory_size_in_huge_pages || ' %' OR in_use
+SELECT ok((SELECT recommendation LIKE '%vm.nr_hugepages >= ' ||
+	           coalesce(shared_memory_size_in_huge_pages, vm_peak_huge_pages) || ' %' OR in_use
 	       FROM pg_procmem_hugepages),
-	'the advice names shared_memory_size_in_huge_pages when huge pages are not in use');
+	'the advice names shared_memory_size_in_huge_pages (before 15: the VmPeak recipe) when not in use');
 
 -- the main segment: resident is at least what any one process has touched of it
 SELECT ok((SELECT main_segment_resident >= (SELECT max(rss_shmem) - 16777216 FROM pg_procmem_processes())

@@ -20,5 +20,9 @@ for obj in $(grep -oE '^CREATE (FUNCTION|VIEW) [a-z_]+' pg_procmem--*.sql | awk 
 	check "README documents $obj" 'grep -qE "\`$obj[\`( ]" README.md'
 done
 check "no CREATE OR REPLACE in install scripts" '! grep -qi "create or replace" pg_procmem--*.sql'
+# a released script is never edited: changes go into pg_procmem--A--B.sql
+while read -r sum file; do
+	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'
+done <test/released-scripts.sha256
 echo "1..$n"
 exit $bad

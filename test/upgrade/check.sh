@@ -1,0 +1,70 @@
+#!/bin/bash
+# Every released version of pg_procmem, installed and then brought up to date
+# with ALTER EXTENSION pg_procmem UPDATE, must have exactly the objects,
+# signatures, view columns, definitions and grants of a fresh install of the
+# newest version (TAP). Runs against the server in PGHOST/PGPORT as a
+# superuser; creates and drops its own databases.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+newest=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg_procmem.control)
+older=$(ls pg_procmem--*.sql | sed -n 's/^pg_procmem--\([0-9.]*\)\.sql$/\1/p' | grep -vx "$newest" | sort -V)
+n=0 bad=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=1; fi
+}
+sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+
+# The extension's objects, one line each, with what must match.
+describe() {
+	sql "$1" "
+	SELECT pg_describe_object(d.classid, d.objid, 0)
+		|| CASE WHEN d.classid = 'pg_proc'::regclass THEN
+			' (' || pg_get_function_arguments(d.objid) || ') returns ' || pg_get_function_result(d.objid)
+			|| ' ' || p.provolatile::text || p.proisstrict::text || p.proparallel::text || ' acl ' || coalesce(p.proacl::text, '')
+		   ELSE '' END
+		|| CASE WHEN d.classid = 'pg_class'::regclass THEN
+			' columns ' || (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+			                FROM pg_attribute WHERE attrelid = d.objid AND attnum > 0)
+			|| ' acl ' || coalesce(c.relacl::text, '') || ' def ' || coalesce(pg_get_viewdef(d.objid), '')
+		   ELSE '' END
+	FROM pg_depend d
+	LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+	LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')
+	ORDER BY 1"
+}
+
+fresh=$(mktemp) upgraded=$(mktemp)
+sql postgres "DROP DATABASE IF EXISTS procmem_fresh" >/dev/null
+sql postgres "CREATE DATABASE procmem_fresh" >/dev/null
+sql procmem_fresh "CREATE EXTENSION pg_procmem" >/dev/null
+describe procmem_fresh >"$fresh"
+objects=$(sql procmem_fresh "SELECT count(*) FROM pg_depend WHERE deptype = 'e'
+	AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')")
+[ "$objects" -ge 10 ]
+ok $? "a fresh install of $newest has its $objects objects"
+
+if [ -z "$older" ]; then
+	ok 0 "no released version older than $newest: nothing to upgrade from yet"
+fi
+for v in $older; do
+	db=procmem_from_${v//./_}
+	sql postgres "DROP DATABASE IF EXISTS $db" >/dev/null
+	sql postgres "CREATE DATABASE $db" >/dev/null
+	sql "$db" "CREATE EXTENSION pg_procmem VERSION '$v'" >/dev/null
+	ok $? "version $v installs"
+	sql "$db" "ALTER EXTENSION pg_procmem UPDATE" >/dev/null
+	[ "$(sql "$db" "SELECT extversion FROM pg_extension WHERE extname = 'pg_procmem'")" = "$newest" ]
+	ok $? "ALTER EXTENSION UPDATE takes $v to $newest"
+	describe "$db" >"$upgraded"
+	diff -u "$fresh" "$upgraded" | sed 's/^/# /'
+	cmp -s "$fresh" "$upgraded"
+	ok $? "$v updated to $newest has exactly the objects of a fresh $newest"
+	sql postgres "DROP DATABASE $db" >/dev/null
+done
+sql postgres "DROP DATABASE procmem_fresh" >/dev/null
+rm -f "$fresh" "$upgraded"
+echo "1..$n"
+exit $bad
