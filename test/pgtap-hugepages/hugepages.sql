@@ -3,10 +3,8 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
+\ir ../pgtap-lib/helpers.sql
 SELECT plan(9);
-
-CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT (regexp_match(pg_read_file('/proc/meminfo'), '(?:^|\n)' || k || ':\s+(\d+)'))[1]::bigint $$;
 
 SELECT is(current_setting('huge_pages'), 'on', 'the cluster runs with huge_pages = on');
 SELECT ok((SELECT in_use FROM pg_procmem_hugepages), 'the main segment is in huge pages');

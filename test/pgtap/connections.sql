@@ -4,12 +4,8 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
+\ir ../pgtap-lib/helpers.sql
 SELECT plan(8);
-
-CREATE FUNCTION pg_temp.connstr() RETURNS text LANGUAGE sql AS $$
-	SELECT format('host=%s port=%s dbname=%s user=%s',
-		split_part(current_setting('unix_socket_directories'), ',', 1),
-		current_setting('port'), current_database(), current_user) $$;
 
 CREATE TEMP TABLE conns(name text, pid integer);
 INSERT INTO conns

@@ -3,15 +3,12 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
+\ir ../pgtap-lib/helpers.sql
 SELECT plan(22);
 
 -- A "Key:   N kB" field of /proc/PID/<file>, in bytes.
 CREATE FUNCTION pg_temp.kb(p integer, f text, k text) RETURNS bigint LANGUAGE sql AS $$
 	SELECT (regexp_match(pg_read_file('/proc/' || p || '/' || f), '(?:^|\n)' || k || ':\s+(\d+) kB'))[1]::bigint * 1024 $$;
-
--- a within tol of b: tol is a fraction of b plus a floor in bytes.
-CREATE FUNCTION pg_temp.near(a bigint, b bigint, frac float8, floor_bytes bigint)
-RETURNS boolean LANGUAGE sql AS $$ SELECT abs(a - b) <= frac * b + floor_bytes $$;
 
 CREATE TEMP TABLE me AS SELECT * FROM pg_procmem_process(pg_backend_pid(), true);
 CREATE TEMP TABLE pm AS SELECT * FROM pg_procmem_processes(true) WHERE backend_type = 'postmaster';

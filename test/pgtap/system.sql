@@ -3,14 +3,9 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
+\ir ../pgtap-lib/helpers.sql
 SELECT plan(20);
 
--- A /proc/meminfo field: bytes for "kB" fields, else the bare count.
-CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT m[1]::bigint * CASE WHEN m[2] IS NULL THEN 1 ELSE 1024 END
-	FROM regexp_match(pg_read_file('/proc/meminfo'), '(?:^|\n)' || k || ':\s+(\d+)( kB)?') AS m $$;
-CREATE FUNCTION pg_temp.near(a bigint, b bigint, frac float8, floor_bytes bigint)
-RETURNS boolean LANGUAGE sql AS $$ SELECT abs(a - b) <= frac * b + floor_bytes $$;
 -- This backend's memory cgroup line: v1's memory controller if there is one.
 CREATE FUNCTION pg_temp.cgroup_line() RETURNS text[] LANGUAGE sql AS $$
 	SELECT coalesce((SELECT ARRAY['1', m[1]] FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m),
@@ -70,9 +65,7 @@ SELECT ok((SELECT main_segment_resident >= (SELECT max(rss_shmem) - 16777216 FRO
 
 -- headroom, with idle connections to take the average from
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT dblink_connect('idle' || i, format('host=%s port=%s dbname=%s user=%s',
-	split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'),
-	current_database(), current_user)) FROM generate_series(1, 3) i;
+SELECT dblink_connect('idle' || i, pg_temp.connstr()) FROM generate_series(1, 3) i;
 CREATE FUNCTION pg_temp.headroom() RETURNS SETOF pg_procmem_headroom LANGUAGE plpgsql AS $$
 BEGIN
 	FOR i IN 1..50 LOOP
