@@ -10,10 +10,10 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/sysmem.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
-REGRESS = install columns privileges bad_input methods system
+REGRESS = install columns privileges bad_input methods system hostile
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
-EXTRA_CLEAN = $(UNIT_TESTS)
+EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -32,4 +32,18 @@ unit: $(UNIT_TESTS)
 	prove -v --exec '' $(UNIT_TESTS) :: test/fixtures
 	prove -v --exec bash test/unit/consistency.sh
 
-.PHONY: unit
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and
+# under valgrind (memcheck): any report fails the run.
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+unit-asan:
+	rm -rf test/unit/asan && mkdir -p test/unit/asan
+	for t in $(notdir $(UNIT_TESTS)); do \
+		$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) -o test/unit/asan/$$t test/unit/$$t.c $(UNIT_LIB) || exit 1; done
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		prove -v --exec '' $(addprefix test/unit/asan/,$(notdir $(UNIT_TESTS))) :: test/fixtures
+
+unit-valgrind: $(UNIT_TESTS)
+	PROCMEM_UNDER_VALGRIND=1 prove -v --exec 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --trace-children=no' \
+		$(UNIT_TESTS) :: test/fixtures
+
+.PHONY: unit unit-asan unit-valgrind

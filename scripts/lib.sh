@@ -88,6 +88,9 @@ build_install() {
 	fi
 	make -C "$REPO" -s with_llvm=no
 	make -C "$REPO" -s with_llvm=no install
+	# the test-only module (makes a backend non-dumpable)
+	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no clean >/dev/null
+	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no install >/dev/null
 }
 
 # cluster_init: initdb a throwaway cluster; exports PGHOST, PGPORT, PGUSER,

@@ -313,6 +313,9 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 	struct pm_page_region regions[REGIONS_PER_SCAN];
 	struct pm_scan_arg_abi arg;
 
+	/* the kernel fills it; zeroed so memory checkers that do not know the
+	 * ioctl (valgrind) see defined bytes */
+	memset(regions, 0, sizeof(regions));
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
 	arg.start = start;

@@ -208,20 +208,28 @@ test_live(void)
 	for (unsigned f = 0; f < 4; f++)
 		ok(res_f[f] == PROCFS_OK, "live: read with%s PAGEMAP_SCAN, with%s PROCMAP_QUERY",
 		   f & PROCFS_NO_PAGEMAP_SCAN ? "out" : "", f & PROCFS_NO_PROCMAP_QUERY ? "out" : "");
-	for (unsigned f = 1; f < 4; f++)
-		same &= a[f].exclusive == a[0].exclusive;
-	ok(same, "live: every path finds the same exclusive memory (%lld kB)",
-	   (long long) a[0].exclusive / 1024);
-	ok(a[0].exclusive >= MB(5) && a[0].exclusive <= MB(6),
-	   "live: exclusive = 4 MB allocated + 1 MB copied on write + a little");
-	ok(a[0].shared >= MB(7) - 65536, "live: the 7 MB still shared with the parent are shared");
-	ok(a[0].shared == a[2].shared, "live: both PAGEMAP_SCAN paths agree on shared");
-	ok(a[1].shared >= a[0].shared, "live: without PAGEMAP_SCAN, zero-page mappings may add to shared");
-	anonymous = rollup_kb(child, "Anonymous");
-	ok(anonymous > 0 && a[0].exclusive + a[0].shared <= anonymous + 65536 &&
-	   a[0].exclusive + a[0].shared >= anonymous - 65536,
-	   "live: exclusive + shared = smaps_rollup Anonymous (%lld kB), within 64 kB",
-	   (long long) anonymous / 1024);
+	if (getenv("PROCMEM_UNDER_VALGRIND"))
+	{
+		/* valgrind's own memory moves under both processes: no figure holds */
+		skip(6, "memory figures under valgrind");
+	}
+	else
+	{
+		for (unsigned f = 1; f < 4; f++)
+			same &= a[f].exclusive == a[0].exclusive;
+		ok(same, "live: every path finds the same exclusive memory (%lld kB)",
+		   (long long) a[0].exclusive / 1024);
+		ok(a[0].exclusive >= MB(5) && a[0].exclusive <= MB(6),
+		   "live: exclusive = 4 MB allocated + 1 MB copied on write + a little");
+		ok(a[0].shared >= MB(7) - 65536, "live: the 7 MB still shared with the parent are shared");
+		ok(a[0].shared == a[2].shared, "live: both PAGEMAP_SCAN paths agree on shared");
+		ok(a[1].shared >= a[0].shared, "live: without PAGEMAP_SCAN, zero-page mappings may add to shared");
+		anonymous = rollup_kb(child, "Anonymous");
+		ok(anonymous > 0 && a[0].exclusive + a[0].shared <= anonymous + 65536 &&
+		   a[0].exclusive + a[0].shared >= anonymous - 65536,
+		   "live: exclusive + shared = smaps_rollup Anonymous (%lld kB), within 64 kB",
+		   (long long) anonymous / 1024);
+	}
 	ok(a[0].used_scan == kernel_at_least(6, 7) && a[0].used_query == kernel_at_least(6, 11),
 	   "live: PAGEMAP_SCAN (6.7) and PROCMAP_QUERY (6.11) used exactly where the kernel has them");
 	ok(!a[3].used_scan && !a[3].used_query, "live: both can be turned off");
