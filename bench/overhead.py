@@ -167,6 +167,35 @@ def figures(mon, pids):
             "overhead": float(row[3]), "pagemap_rows": row[4]}
 
 
+def cancel_latency(cl, with_pss, reps=5):
+    """Seconds from a cancel request to the error, for a long scan: the scan
+    checks for interrupts before each process, so this is about one
+    process's read (a smaps_rollup walk with PSS)."""
+    query = ("SELECT count(*) FROM generate_series(1, 100000) g, "
+             f"LATERAL pg_procmem_processes(g > 0 AND {'true' if with_pss else 'false'}) p")
+    lat = []
+    for _ in range(reps):
+        c = cl.connect()
+        out = {}
+
+        def run():
+            try:
+                c.execute(query).fetchall()
+            except psycopg.errors.QueryCanceled:
+                out["at"] = time.perf_counter()
+
+        th = threading.Thread(target=run)
+        th.start()
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        c.cancel()
+        th.join()
+        if "at" in out:
+            lat.append(out["at"] - t0)
+        c.close()
+    return statistics.median(lat) if lat else None
+
+
 def median_time(fn, reps):
     times = []
     for _ in range(reps):
@@ -232,6 +261,8 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         res["smaps_s"] = statistics.median(smaps)
         res["pss_view_s"] = median_time(
             lambda: mon.execute("SELECT * FROM pg_procmem_backends_pss").fetchall(), max(1, reps // 2))
+        res["cancel_default_s"] = cancel_latency(cl, False)
+        res["cancel_pss_s"] = cancel_latency(cl, True)
 
         for c in conns:
             c.close()
@@ -276,6 +307,13 @@ def write_report(name, results, command):
                   f"| {r['status_s'] * 1e3:.2f} ms | {r['smaps_s'] * 1e3:.1f} ms "
                   f"| {r['smaps_s'] / r['view_s']:.1f}x | {r['view_s'] / r['status_s']:.1f}x "
                   f"| {r['view_s'] / r['processes'] * 1e6:.0f} µs | {r['pss_view_s'] * 1e3:.1f} ms |")
+    md += ["", "Cancel latency: a scan over every process repeated 100,000 times is cancelled "
+           "after 0.5 s; the time from the cancel request to the error (median of 5):", "",
+           "| touched | default (pagemap) scan | with PSS (smaps_rollup) |", "|---:|---:|---:|"]
+    for r in speed:
+        if r.get("cancel_default_s") is not None:
+            md.append(f"| {r['touched_mb'] / 1024:g} GB | {r['cancel_default_s'] * 1e3:.1f} ms "
+                      f"| {(r.get('cancel_pss_s') or float('nan')) * 1e3:.1f} ms |")
     md += ["", "## Accuracy: per connection, kB", "",
            "`cgroup added`: what the cluster's memory cgroup gained per connection opened "
            "(idle) and after each touched the buffer pool (touched); `cgroup freed`: what it "
