@@ -42,6 +42,7 @@
 #include "catalog/pg_type.h"
 
 #include "contexts.h"
+#include "rows.h"
 
 #define TOP_CONTEXTS 3
 #define IDENT_LEN 64
@@ -387,20 +388,17 @@ procmem_contexts_available(void)
 Datum
 pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 {
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 	int64		total, freebytes;
 	int32		count;
 	ContextEntry top[TOP_CONTEXTS];
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	measure(&total, &freebytes, &count, top);
 	values[0] = Int64GetDatum(total);
 	values[1] = Int64GetDatum(freebytes);
 	values[2] = Int32GetDatum(count);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
 }
 
 /* Copies a slot consistently (see the header comment). */

@@ -17,7 +17,7 @@ extern void procmem_check_proc_visible(void);
  * ProcGlobal->allProcs, and the postmaster's children. A candidate is not
  * yet a member: a PGPROC can hold the pid of a backend that exited (before
  * PostgreSQL 17) which may since belong to any process. Membership is
- * settled per process by procmem_sample_read()'s parent check.
+ * settled per process by procmem_member().
  */
 extern pid_t *procmem_candidates(int *n);
 

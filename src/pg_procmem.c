@@ -13,6 +13,7 @@
 
 #include "contexts.h"
 #include "members.h"
+#include "rows.h"
 #include "sample.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
@@ -85,28 +86,6 @@ check_platform(void)
 #endif
 }
 
-/* A byte figure, or NULL when the kernel gave none (negative). */
-static void
-put_int8(Datum *values, bool *nulls, int i, int64 v)
-{
-	values[i] = Int64GetDatum(v);
-	nulls[i] = v < 0;
-}
-
-/* A figure that may be negative: NULL when its file could not be read. */
-static void
-put_int4(Datum *values, bool *nulls, int i, int64 v, bool unread)
-{
-	nulls[i] = unread || v < PG_INT32_MIN || v > PG_INT32_MAX;
-	values[i] = Int32GetDatum(nulls[i] ? 0 : (int32) v);
-}
-
-static int64
-sum_or_missing(int64 a, int64 b)
-{
-	return (a < 0 || b < 0 || a > PG_INT64_MAX - b) ? -1 : a + b;
-}
-
 /* The names of the files that could not be read, or NULL. */
 static Datum
 unreadable_array(unsigned mask)
@@ -121,19 +100,17 @@ unreadable_array(unsigned mask)
 }
 
 /*
- * Reads one candidate and appends its row. Returns false, adding nothing,
- * when the process is gone or is not ours.
+ * Reads one member (kind and id from procmem_member()) and appends its row.
+ * Returns false, adding nothing, when it is gone or changed meanwhile.
  */
 static bool
-emit_process(ReturnSetInfo *rsinfo, const procmem_members *m, pid_t pid,
-			 const procmem_options *opt)
+emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
+			 const procfs_stat *id, const procmem_options *opt)
 {
 	Datum		values[PROCMEM_NCOLS];
 	bool		nulls[PROCMEM_NCOLS];
 	procmem_options o = *opt;
 	procmem_sample s;
-	procfs_stat id;
-	procmem_membership kind = procmem_member(m, pid, &id);
 	const procfs_status *st = &s.status;
 	const procfs_smaps *sm = &s.smaps;
 	char		title[128];
@@ -143,8 +120,8 @@ emit_process(ReturnSetInfo *rsinfo, const procmem_members *m, pid_t pid,
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
 	o.want_cmdline = (kind == MEMBER_CHILD);
-	if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid, &o, &s) != SAMPLE_OK ||
-		s.stat.starttime != id.starttime)
+	/* the membership check's stat is the identity the sample keeps to */
+	if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid, id, &o, &s) != SAMPLE_OK)
 		return false;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -173,7 +150,7 @@ emit_process(ReturnSetInfo *rsinfo, const procmem_members *m, pid_t pid,
 	put_int8(values, nulls, i++, sm->pss_anon);
 	put_int8(values, nulls, i++, sm->pss_file);
 	put_int8(values, nulls, i++, sm->pss_shmem);
-	put_int8(values, nulls, i++, sum_or_missing(sm->private_clean, sm->private_dirty));
+	put_int8(values, nulls, i++, procfs_sum(sm->private_clean, sm->private_dirty));
 	put_int8(values, nulls, i++, st->vm_swap);
 	put_int8(values, nulls, i++, sm->swap_pss);
 	put_int8(values, nulls, i++, st->hugetlb);
@@ -217,8 +194,13 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	pids = procmem_candidates(&n);
 	for (int i = 0; i < n; i++)
 	{
+		procfs_stat id;
+		procmem_membership kind;
+
 		CHECK_FOR_INTERRUPTS();
-		if (!emit_process(rsinfo, &m, pids[i], &opt))
+		kind = procmem_member(&m, pids[i], &id);
+		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
+			!emit_process(rsinfo, pids[i], kind, &id, &opt))
 			skipped++;
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
@@ -254,6 +236,6 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
 
-	emit_process(rsinfo, &m, pid, &opt);
+	emit_process(rsinfo, pid, kind, &id, &opt);
 	return (Datum) 0;
 }

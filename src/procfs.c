@@ -193,6 +193,14 @@ field_value(const char *p, const char *end, int kb)
 	return p == end ? v : PROCFS_INVALID;
 }
 
+int64_t
+procfs_sum(int64_t a, int64_t b)
+{
+	if (a < 0 || b < 0 || a > INT64_MAX - b)
+		return PROCFS_MISSING;
+	return a + b;
+}
+
 void
 procfs_fields_init(const procfs_fieldset *fs)
 {

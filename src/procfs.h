@@ -73,6 +73,9 @@ typedef struct procfs_fieldset
 	void	   *target;
 } procfs_fieldset;
 
+/* a + b, or PROCFS_MISSING when either is no figure or the sum overflows */
+extern int64_t procfs_sum(int64_t a, int64_t b);
+
 extern void procfs_fields_init(const procfs_fieldset *fs);
 extern void procfs_fields_line(void *fs, const char *line, size_t len);
 extern int	procfs_fields_count(const procfs_fieldset *fs);

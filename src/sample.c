@@ -112,14 +112,6 @@ read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 	return failed(s, s->anon.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
 }
 
-static int64_t
-plus(int64_t a, int64_t b)
-{
-	if (a < 0 || b < 0 || a > INT64_MAX - b)
-		return PROCFS_MISSING;
-	return a + b;
-}
-
 int64_t
 procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method *method)
 {
@@ -128,7 +120,7 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 	*method = PM_METHOD_AUTO;
 	if (wanted != PM_METHOD_RSS_ANON)
 	{
-		v = plus(s->anon.exclusive, s->status.vm_pte);
+		v = procfs_sum(s->anon.exclusive, s->status.vm_pte);
 		if (v >= 0 || wanted == PM_METHOD_PAGEMAP)
 		{
 			if (v >= 0)
@@ -136,15 +128,15 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 			return v;
 		}
 	}
-	v = plus(s->status.rss_anon, s->status.vm_pte);
+	v = procfs_sum(s->status.rss_anon, s->status.vm_pte);
 	if (v >= 0)
 		*method = PM_METHOD_RSS_ANON;
 	return v;
 }
 
 procmem_sample_result
-procmem_sample_read(pid_t pid, int64_t expected_ppid, const procmem_options *opt,
-					procmem_sample *s)
+procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identity,
+					const procmem_options *opt, procmem_sample *s)
 {
 	procfs_stat after;
 	procfs_result res;
@@ -153,7 +145,11 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procmem_options *opt
 	procfs_status_init(&s->status);
 	procfs_smaps_init(&s->smaps);
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
-	if (procmem_read_stat(pid, &s->stat) != PROCFS_OK || procfs_stat_dead(&s->stat))
+	if (identity)
+		s->stat = *identity;
+	else if (procmem_read_stat(pid, &s->stat) != PROCFS_OK)
+		return SAMPLE_GONE;
+	if (procfs_stat_dead(&s->stat))
 		return SAMPLE_GONE;
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
 		return SAMPLE_NOT_CHILD;

@@ -66,9 +66,12 @@ typedef struct procmem_sample
 
 /*
  * Reads every figure of one process. expected_ppid < 0 skips the parent
- * check (for the postmaster itself).
+ * check (for the postmaster itself). identity, if not NULL, is a stat the
+ * caller has just read (its membership check): it serves as the first of
+ * the two identity reads instead of reading the file again.
  */
 extern procmem_sample_result procmem_sample_read(pid_t pid, int64_t expected_ppid,
+												 const procfs_stat *identity,
 												 const procmem_options *opt,
 												 procmem_sample *s);
 

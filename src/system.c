@@ -12,6 +12,7 @@
 #include "storage/proc.h"
 #include "utils/builtins.h"
 
+#include "rows.h"
 #include "sysmem.h"
 
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
@@ -19,40 +20,6 @@ PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
 
 #define SYSTEM_NCOLS 37
 #define SHMEM_NCOLS 6
-
-/* A figure, or NULL when negative (unread, or "no limit"). */
-static void
-put_figure(Datum *values, bool *nulls, int i, int64 v)
-{
-	values[i] = Int64GetDatum(v);
-	nulls[i] = v < 0;
-}
-
-static void
-put_int4(Datum *values, bool *nulls, int i, int64 v)
-{
-	nulls[i] = v < 0 || v > PG_INT32_MAX;
-	values[i] = Int32GetDatum(nulls[i] ? 0 : (int32) v);
-}
-
-static void
-put_text(Datum *values, bool *nulls, int i, const char *s)
-{
-	nulls[i] = s == NULL || s[0] == '\0';
-	values[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(s);
-}
-
-/* Builds the one-row result of a function with OUT parameters. */
-static Datum
-one_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
-{
-	TupleDesc	tupdesc;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
-	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
-}
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -79,6 +46,7 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 	sysmem_cgmem cm;
 	struct utsname un;
 	char		thp[32];
+	int64		v;
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -86,52 +54,54 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 	sysmem_find_cgroup(&cg);
 	sysmem_read_cgmem(&cg, &cm);
 
-	put_figure(values, nulls, i++, mi.mem_total);
-	put_figure(values, nulls, i++, mi.mem_available);
-	put_figure(values, nulls, i++, mi.page_tables);
-	put_figure(values, nulls, i++, mi.kernel_stack);
-	put_figure(values, nulls, i++, mi.shmem);
-	put_figure(values, nulls, i++, mi.committed_as);
-	put_figure(values, nulls, i++, mi.commit_limit);
-	put_figure(values, nulls, i++, mi.swap_total);
-	put_figure(values, nulls, i++, mi.swap_free);
-	put_figure(values, nulls, i++, mi.hugepages_total);
-	put_figure(values, nulls, i++, mi.hugepages_free);
-	put_figure(values, nulls, i++, mi.hugepages_rsvd);
-	put_figure(values, nulls, i++, mi.hugepages_surp);
-	put_figure(values, nulls, i++, mi.hugepagesize);
-	put_figure(values, nulls, i++, mi.anon_hugepages);
-	put_int4(values, nulls, i++, sysmem_read_int("/proc/sys/vm/overcommit_memory"));
+	put_int8(values, nulls, i++, mi.mem_total);
+	put_int8(values, nulls, i++, mi.mem_available);
+	put_int8(values, nulls, i++, mi.page_tables);
+	put_int8(values, nulls, i++, mi.kernel_stack);
+	put_int8(values, nulls, i++, mi.shmem);
+	put_int8(values, nulls, i++, mi.committed_as);
+	put_int8(values, nulls, i++, mi.commit_limit);
+	put_int8(values, nulls, i++, mi.swap_total);
+	put_int8(values, nulls, i++, mi.swap_free);
+	put_int8(values, nulls, i++, mi.hugepages_total);
+	put_int8(values, nulls, i++, mi.hugepages_free);
+	put_int8(values, nulls, i++, mi.hugepages_rsvd);
+	put_int8(values, nulls, i++, mi.hugepages_surp);
+	put_int8(values, nulls, i++, mi.hugepagesize);
+	put_int8(values, nulls, i++, mi.anon_hugepages);
+	v = sysmem_read_int("/proc/sys/vm/overcommit_memory");
+	put_int4(values, nulls, i++, v, v < 0);
 	sysmem_read_mode("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
 	put_text(values, nulls, i++, thp);
 	if (uname(&un) == 0)
 	{
 		put_text(values, nulls, i++, un.release);
-		put_int4(values, nulls, i++, kernel_version_num(un.release));
+		v = kernel_version_num(un.release);
+		put_int4(values, nulls, i++, v, v < 0);
 	}
 	else
 	{
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	put_int4(values, nulls, i++, cg.version > 0 ? cg.version : -1);
+	put_int4(values, nulls, i++, cg.version, cg.version <= 0);
 	put_text(values, nulls, i++, cg.version > 0 ? cg.path : NULL);
-	put_figure(values, nulls, i++, cm.usage);
-	put_figure(values, nulls, i++, cm.limit);
-	put_figure(values, nulls, i++, cm.effective_limit);
-	put_figure(values, nulls, i++, cm.room);
-	put_figure(values, nulls, i++, cm.high);
-	put_figure(values, nulls, i++, cm.swap_usage);
-	put_figure(values, nulls, i++, cm.anon);
-	put_figure(values, nulls, i++, cm.file);
-	put_figure(values, nulls, i++, cm.shmem);
-	put_figure(values, nulls, i++, cm.pagetables);
-	put_figure(values, nulls, i++, cm.kernel_stack);
-	put_figure(values, nulls, i++, cm.kernel);
-	put_figure(values, nulls, i++, cm.sock);
-	put_figure(values, nulls, i++, cm.oom);
-	put_figure(values, nulls, i++, cm.oom_kill);
-	put_figure(values, nulls, i++, cm.failcnt);
+	put_int8(values, nulls, i++, cm.usage);
+	put_int8(values, nulls, i++, cm.limit);
+	put_int8(values, nulls, i++, cm.effective_limit);
+	put_int8(values, nulls, i++, cm.room);
+	put_int8(values, nulls, i++, cm.high);
+	put_int8(values, nulls, i++, cm.swap_usage);
+	put_int8(values, nulls, i++, cm.anon);
+	put_int8(values, nulls, i++, cm.file);
+	put_int8(values, nulls, i++, cm.shmem);
+	put_int8(values, nulls, i++, cm.pagetables);
+	put_int8(values, nulls, i++, cm.kernel_stack);
+	put_int8(values, nulls, i++, cm.kernel);
+	put_int8(values, nulls, i++, cm.sock);
+	put_int8(values, nulls, i++, cm.oom);
+	put_int8(values, nulls, i++, cm.oom_kill);
+	put_int8(values, nulls, i++, cm.failcnt);
 	Assert(i == SYSTEM_NCOLS);
 	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
 }
@@ -161,8 +131,8 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		/* hugetlb pages are reserved whole at start: all of it is taken */
 		resident = hugetlb ? (int64) (end - start) :
 			sysmem_resident((void *) (uintptr_t) start, end - start);
-		put_figure(values, nulls, i++, (int64) (end - start));
-		put_figure(values, nulls, i++, resident);
+		put_int8(values, nulls, i++, (int64) (end - start));
+		put_int8(values, nulls, i++, resident);
 		values[i++] = BoolGetDatum(hugetlb != 0);
 	}
 	else
@@ -175,7 +145,7 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &dsm_count, &dsm_bytes) == 0)
 	{
 		values[i++] = Int32GetDatum((int32) Min(dsm_count, PG_INT32_MAX));
-		put_figure(values, nulls, i++, dsm_bytes);
+		put_int8(values, nulls, i++, dsm_bytes);
 	}
 	else
 	{
@@ -184,7 +154,7 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	}
 	procfs_status_init(&st);
 	(void) procfs_read_lines(PostmasterPid, "status", procfs_status_line, &st);
-	put_figure(values, nulls, i++, st.vm_peak);
+	put_int8(values, nulls, i++, st.vm_peak);
 	Assert(i == SHMEM_NCOLS);
 	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
 }

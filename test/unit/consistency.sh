@@ -10,8 +10,9 @@ check() {
 v=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg_procmem.control)
 meta=$(python3 -c 'import json; m = json.load(open("META.json")); print(m["version"], m["provides"]["pg_procmem"]["version"], m["provides"]["pg_procmem"]["file"])')
 check "control file has a default_version ($v)" '[ -n "$v" ]'
-check "META.json version is $v.0" '[ "$(echo $meta | cut -d" " -f1)" = "$v.0" ]'
-check "META.json provides version is $v.0" '[ "$(echo $meta | cut -d" " -f2)" = "$v.0" ]'
+check "META.json version is $v" '[ "$(echo $meta | cut -d" " -f1)" = "$v" ]'
+check "META.json provides version is $v" '[ "$(echo $meta | cut -d" " -f2)" = "$v" ]'
+check "META.json names the install script of $v" '[ "$(echo $meta | cut -d" " -f3)" = "pg_procmem--$v.sql" ]'
 check "META.json names an install script that exists" '[ -f "$(echo $meta | cut -d" " -f3)" ]'
 check "the install script for $v exists" '[ -f "pg_procmem--$v.sql" ]'
 check "README names version $v" 'grep -q "version $v" README.md'

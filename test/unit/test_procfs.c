@@ -345,7 +345,7 @@ test_live(void)
 	char		buf[64];
 	size_t		len;
 
-	ok(procmem_sample_read(getpid(), getppid(), &opt, &s) == SAMPLE_OK, "live: own sample");
+	ok(procmem_sample_read(getpid(), getppid(), NULL, &opt, &s) == SAMPLE_OK, "live: own sample");
 	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
 	   "live: 0 < pss <= rss");
 	ok(s.overhead_method == PM_METHOD_PAGEMAP && s.overhead > 0 &&
@@ -355,11 +355,22 @@ test_live(void)
 	ok(s.anon.exclusive + s.anon.shared <= s.status.rss_anon + KB(256),
 	   "live: exclusive + shared anonymous <= RssAnon");
 	is_i64(s.unreadable, 0, "live: every file read");
-	ok(procmem_sample_read(getpid(), getppid(), &cheap, &s) == SAMPLE_OK &&
+	ok(procmem_sample_read(getpid(), getppid(), NULL, &cheap, &s) == SAMPLE_OK &&
 	   s.overhead_method == PM_METHOD_RSS_ANON && s.overhead == s.status.rss_anon + s.status.vm_pte &&
 	   s.smaps.pss == PROCFS_MISSING && s.anon.exclusive == PROCFS_MISSING,
 	   "live: rss_anon method, no PSS: neither pagemap nor smaps_rollup read");
-	ok(procmem_sample_read(getpid(), getppid() + 1, &opt, &s) == SAMPLE_NOT_CHILD,
+	{
+		procfs_stat id;
+
+		/* the caller's identity read stands in for the sample's first */
+		ok(procmem_read_stat(0, &id) == PROCFS_OK &&
+		   procmem_sample_read(getpid(), getppid(), &id, &opt, &s) == SAMPLE_OK &&
+		   s.stat.starttime == id.starttime, "live: sampled against a given identity");
+		id.starttime++;
+		ok(procmem_sample_read(getpid(), getppid(), &id, &opt, &s) == SAMPLE_GONE,
+		   "live: a given identity that no longer matches: gone (pid reused)");
+	}
+	ok(procmem_sample_read(getpid(), getppid() + 1, NULL, &opt, &s) == SAMPLE_NOT_CHILD,
 	   "live: another parent expected: not a child");
 
 	for (int i = 0; i < 3; i++)
@@ -380,7 +391,7 @@ test_live(void)
 		for (int k = 0; k < 3; k++)
 			hits += found[i] == kids[k];
 	is_i64(hits, 3, "children: the /proc scan finds them too");
-	ok(procmem_sample_read(kids[0], getpid(), &opt, &s) == SAMPLE_OK, "live: a child is sampled");
+	ok(procmem_sample_read(kids[0], getpid(), NULL, &opt, &s) == SAMPLE_OK, "live: a child is sampled");
 
 	kill(kids[0], SIGKILL);
 	{
@@ -389,11 +400,11 @@ test_live(void)
 		/* wait until it is a zombie, without reaping it */
 		waitid(P_PID, kids[0], &info, WEXITED | WNOWAIT);
 	}
-	ok(procmem_sample_read(kids[0], getpid(), &opt, &s) == SAMPLE_GONE,
+	ok(procmem_sample_read(kids[0], getpid(), NULL, &opt, &s) == SAMPLE_GONE,
 	   "live: a zombie child is gone");
 	waitpid(kids[0], NULL, 0);
 	dead = kids[0];
-	ok(procmem_sample_read(dead, getpid(), &opt, &s) == SAMPLE_GONE,
+	ok(procmem_sample_read(dead, getpid(), NULL, &opt, &s) == SAMPLE_GONE,
 	   "live: a reaped child is gone");
 	ok(procfs_read_file(dead, "status", buf, sizeof(buf), &len) == PROCFS_GONE,
 	   "read: a reaped pid's file is gone");

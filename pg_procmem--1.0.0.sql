@@ -1,4 +1,4 @@
-/* pg_procmem--1.0.sql */
+/* pg_procmem--1.0.0.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION pg_procmem" to load this file. \quit
@@ -336,18 +336,18 @@ COMMENT ON VIEW pg_procmem_accounting IS
 -- Do I need huge pages? What is reserved, what the page tables cost now,
 -- what they would cost with huge pages, and what to do.
 CREATE VIEW pg_procmem_hugepages AS
-WITH p AS (
+WITH s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), p AS (
 	SELECT pg_catalog.sum(pr.page_tables)::bigint AS page_tables,
 		   -- each touched 4 kB shared page costs an 8-byte PTE (rss_shmem / 512);
 		   -- a huge page costs one 8-byte entry (rss_shmem * 8 / hugepage_size)
 		   -- (OPERATOR() syntax has no precedence: every mix is parenthesized)
 		   pg_catalog.sum(GREATEST(pr.page_tables OPERATOR(pg_catalog.-) (pr.rss_shmem OPERATOR(pg_catalog./) 512), 0)
 						  OPERATOR(pg_catalog.+) ((pr.rss_shmem OPERATOR(pg_catalog.*) 8)
-												  OPERATOR(pg_catalog./) i.hugepage_size))::bigint
+												  OPERATOR(pg_catalog./) s.hugepage_size))::bigint
 			   AS page_tables_with_huge_pages
-	FROM @extschema@.pg_procmem_processes() AS pr, @extschema@.pg_procmem_system_info() AS i
-), s AS (
-	SELECT * FROM @extschema@.pg_procmem_system_info()
+	FROM @extschema@.pg_procmem_processes() AS pr, s
 ), m AS (
 	SELECT * FROM @extschema@.pg_procmem_shared_memory()
 ), h AS (

@@ -1,0 +1,51 @@
+/*
+ * rows.h
+ *		Building result rows from figures: a negative figure (not read, or no
+ *		limit) is NULL, never 0. Shared by the SQL-callable functions.
+ */
+#ifndef PROCMEM_ROWS_H
+#define PROCMEM_ROWS_H
+
+#include "compat.h"
+
+#include "utils/builtins.h"
+
+/* A bigint figure, NULL when negative. */
+static inline void
+put_int8(Datum *values, bool *nulls, int i, int64 v)
+{
+	values[i] = Int64GetDatum(v);
+	nulls[i] = v < 0;
+}
+
+/*
+ * An integer figure, NULL when unread or out of range. Negative values can
+ * be real (oom_score_adj = -1), so unreadability is said separately.
+ */
+static inline void
+put_int4(Datum *values, bool *nulls, int i, int64 v, bool unread)
+{
+	nulls[i] = unread || v < PG_INT32_MIN || v > PG_INT32_MAX;
+	values[i] = Int32GetDatum(nulls[i] ? 0 : (int32) v);
+}
+
+/* A text, NULL when missing or empty. */
+static inline void
+put_text(Datum *values, bool *nulls, int i, const char *s)
+{
+	nulls[i] = s == NULL || s[0] == '\0';
+	values[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(s);
+}
+
+/* The one-row result of a function with OUT parameters. */
+static inline Datum
+one_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
+#endif							/* PROCMEM_ROWS_H */
