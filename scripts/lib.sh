@@ -179,3 +179,61 @@ cluster_stop() {
 }
 
 psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }
+
+# Prometheus postgres_exporter, built once from the Go module proxy into the
+# ignored .cache (its release binaries live on GitHub, which this machine
+# can't reach). Prints the binary's path; fails if Go is missing or too old.
+POSTGRES_EXPORTER_VERSION=${POSTGRES_EXPORTER_VERSION:-v0.19.1}
+ensure_postgres_exporter() {
+	local bin=$REPO/.cache/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir
+	if [ ! -x "$bin" ]; then
+		command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
+		command -v go >/dev/null || ensure_packages golang-go >&2
+		log "building postgres_exporter $POSTGRES_EXPORTER_VERSION with $(go version)"
+		dir=$(go mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
+			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p') || return 1
+		[ -n "$dir" ] || return 1
+		(cd "$dir" && GOFLAGS=-buildvcs=false go build -o "$bin" ./cmd/postgres_exporter) >&2 || return 1
+	fi
+	echo "$bin"
+}
+
+# screenshot PAGE PNG: a local HTML page rendered by headless Chromium (as
+# root it needs --no-sandbox; the closed network needs the rest).
+screenshot() {
+	local profile
+	profile=$(mktemp -d)
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+		--user-data-dir="$profile" --window-size=1200,1800 --screenshot="$(realpath -m "$2")" \
+		"file://$(realpath "$1")" >/dev/null 2>&1
+	rm -rf "$profile"
+}
+
+# make_memory_cgroup NAME: a child of this process's memory cgroup, for a
+# cluster to run in (v1, or v2 with the memory controller delegated).
+# Prints its directory; fails where cgroups can't be made here.
+make_memory_cgroup() {
+	local path dir
+	path=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
+	if [ -n "$path" ] && [ -d /sys/fs/cgroup/memory ]; then
+		dir=/sys/fs/cgroup/memory${path%/}/$1
+	else
+		path=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
+		[ -n "$path" ] && grep -qw memory "/sys/fs/cgroup${path%/}/cgroup.subtree_control" 2>/dev/null || return 1
+		dir=/sys/fs/cgroup${path%/}/$1
+	fi
+	rmdir "$dir" 2>/dev/null || true	# a leftover's counters must not count
+	mkdir -p "$dir" 2>/dev/null && [ -w "$dir/cgroup.procs" ] || return 1
+	echo "$dir"
+}
+
+# remove_cgroup DIR: once its processes are gone.
+remove_cgroup() {
+	[ -n "${1:-}" ] && [ -d "$1" ] || return 0
+	for _ in $(seq 50); do
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "could not remove cgroup $1" >&2
+}

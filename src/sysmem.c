@@ -496,6 +496,62 @@ sysmem_read_int(const char *path)
 	return v;
 }
 
+int64_t
+sysmem_parse_size(const char *buf, size_t len)
+{
+	int64_t		v;
+	int			shift = 0;
+
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	if (len > 0)
+	{
+		switch (buf[len - 1])
+		{
+			case 'K': shift = 10; break;
+			case 'M': shift = 20; break;
+			case 'G': shift = 30; break;
+		}
+		if (shift)
+			len--;
+	}
+	if (procfs_parse_int(buf, len, &v) != 0 || v < 0 || v > (INT64_MAX >> shift))
+		return PROCFS_MISSING;
+	return v << shift;
+}
+
+int64_t
+sysmem_read_llc(const char *cache_dir, int *level)
+{
+	int64_t		best = PROCFS_MISSING;
+
+	*level = -1;
+	for (int i = 0; i < 32; i++)
+	{
+		char		path[1024], buf[64];
+		size_t		len;
+		int64_t		lvl, size;
+
+		snprintf(path, sizeof(path), "%s/index%d/type", cache_dir, i);
+		if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
+			continue;			/* the indexes need not be contiguous */
+		if (len >= 11 && strncmp(buf, "Instruction", 11) == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/index%d/level", cache_dir, i);
+		lvl = sysmem_read_int(path);
+		snprintf(path, sizeof(path), "%s/index%d/size", cache_dir, i);
+		if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK ||
+			(size = sysmem_parse_size(buf, len)) < 0 || lvl < 0)
+			continue;
+		if (lvl > *level || (lvl == *level && size > best))
+		{
+			*level = (int) lvl;
+			best = size;
+		}
+	}
+	return best;
+}
+
 int
 sysmem_read_mode(const char *path, char *out, size_t outsz)
 {

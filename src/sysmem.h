@@ -85,6 +85,16 @@ extern int64_t sysmem_parse_limit(const char *buf, size_t len);
 /* An integer sysctl or sysfs file (vm.overcommit_memory ...), or negative. */
 extern int64_t sysmem_read_int(const char *path);
 
+/* A sysfs size ("491520K", "32M", "1024"): bytes, or negative. */
+extern int64_t sysmem_parse_size(const char *buf, size_t len);
+
+/*
+ * The CPU's last-level cache, from a cache directory such as
+ * /sys/devices/system/cpu/cpu0/cache: the largest data or unified cache
+ * among index0..index31, its size in bytes (negative if none) and level.
+ */
+extern int64_t sysmem_read_llc(const char *cache_dir, int *level);
+
 /* The bracketed choice of a sysfs mode file ("always [madvise] never"). */
 extern int	sysmem_read_mode(const char *path, char *out, size_t outsz);
 

@@ -5,6 +5,7 @@
  */
 #include "compat.h"
 
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,9 +18,11 @@
 
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
+PG_FUNCTION_INFO_V1(pg_procmem_machine_info);
 
 #define SYSTEM_NCOLS 37
 #define SHMEM_NCOLS 6
+#define MACHINE_NCOLS 10
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -156,5 +159,57 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	(void) procfs_read_lines(PostmasterPid, "status", procfs_status_line, &st);
 	put_int8(values, nulls, i++, st.vm_peak);
 	Assert(i == SHMEM_NCOLS);
+	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
+}
+
+/* CPUs this process may run on (its affinity mask), else the online ones. */
+static int64
+usable_cpus(void)
+{
+	cpu_set_t	set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * pg_procmem_machine_info() - one row: the CPUs and their last-level cache,
+ * and the kernel's writeback, overcommit and swap settings (1.1.0: what
+ * pg_procmem_advice needs beyond pg_procmem_system_info).
+ */
+Datum
+pg_procmem_machine_info(PG_FUNCTION_ARGS)
+{
+	static const char *const sysctls[] = {
+		"/proc/sys/vm/dirty_ratio", "/proc/sys/vm/dirty_background_ratio",
+		"/proc/sys/vm/dirty_bytes", "/proc/sys/vm/dirty_background_bytes",
+		"/proc/sys/vm/overcommit_ratio", "/proc/sys/vm/swappiness",
+	};
+	Datum		values[MACHINE_NCOLS];
+	bool		nulls[MACHINE_NCOLS];
+	char		defrag[32];
+	int64		v;
+	int			level;
+	int			i = 0;
+
+	memset(nulls, 0, sizeof(nulls));
+	v = usable_cpus();
+	put_int4(values, nulls, i++, v, v <= 0);
+	v = sysmem_read_llc("/sys/devices/system/cpu/cpu0/cache", &level);
+	put_int8(values, nulls, i++, v);
+	put_int4(values, nulls, i++, level, level < 0);
+	/* dirty_*_bytes are bigint; the others fit an integer */
+	for (int k = 0; k < lengthof(sysctls); k++)
+	{
+		v = sysmem_read_int(sysctls[k]);
+		if (k == 2 || k == 3)
+			put_int8(values, nulls, i++, v);
+		else
+			put_int4(values, nulls, i++, v, v < 0);
+	}
+	sysmem_read_mode("/sys/kernel/mm/transparent_hugepage/defrag", defrag, sizeof(defrag));
+	put_text(values, nulls, i++, defrag);
+	Assert(i == MACHINE_NCOLS);
 	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
 }

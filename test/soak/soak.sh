@@ -44,6 +44,8 @@ BEGIN
 		CONTINUE WHEN s IS NULL;
 		f := string_to_array(regexp_replace(s, '^.*\) ', ''), ' ');
 		CONTINUE WHEN f[2]::integer = pm;
+		-- a zombie's parent can read 0 while it is reaped: it has exited
+		CONTINUE WHEN f[1] IN ('Z', 'X');
 		-- field 22 (starttime, USER_HZ = 100 ticks since boot) is f[20]
 		started := to_timestamp(btime + f[20]::float8 / 100);
 		CONTINUE WHEN started > statement_timestamp() - interval '10 ms';

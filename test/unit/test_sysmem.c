@@ -198,6 +198,32 @@ test_small_files(void)
 	ok(sysmem_dir_usage("/no/such/dir", "x", 0, &count, &bytes) != 0, "dir usage: no dir");
 }
 
+/* Sizes in sysfs, and the CPU's last-level cache. */
+static void
+test_cpu_cache(void)
+{
+	char		dir[1024];
+	int			level;
+
+	is_i64(sysmem_parse_size("491520K\n", 8), 491520LL << 10, "size: K");
+	is_i64(sysmem_parse_size("32M\n", 4), 32LL << 20, "size: M");
+	is_i64(sysmem_parse_size("1G", 2), 1LL << 30, "size: G");
+	is_i64(sysmem_parse_size("4096\n", 5), 4096, "size: bytes");
+	ok(sysmem_parse_size("K\n", 2) < 0 && sysmem_parse_size("lots", 4) < 0 &&
+	   sysmem_parse_size("", 0) < 0 && sysmem_parse_size("9223372036854775807K", 20) < 0,
+	   "size: garbage, empty and overflow are missing");
+
+	snprintf(dir, sizeof(dir), "%s/cpu-cache/linux-6.18-epyc", fixtures);
+	is_i64(sysmem_read_llc(dir, &level), 491520LL << 10, "captured: the L3 is the last level");
+	is_i64(level, 3, "captured: level 3");
+	snprintf(dir, sizeof(dir), "%s/cpu-cache/gaps", fixtures);
+	is_i64(sysmem_read_llc(dir, &level), 32LL << 20,
+		   "hand-made: indexes with gaps; the instruction cache and an unreadable size are skipped");
+	is_i64(level, 3, "hand-made: level 3");
+	snprintf(dir, sizeof(dir), "%s/cpu-cache/none", fixtures);
+	ok(sysmem_read_llc(dir, &level) < 0 && level == -1, "no cache files: missing");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -206,5 +232,6 @@ main(int argc, char **argv)
 	test_find_cgroup();
 	test_cgroup_files();
 	test_small_files();
+	test_cpu_cache();
 	return tap_done();
 }

@@ -1,0 +1,367 @@
+"""pg_procmem_advice: every check stays quiet on a healthy set-up and speaks
+up when its condition is provoked for real (TAP). Run as root by
+scripts/test against a throwaway cluster that runs inside its own memory
+cgroup ($ADVICE_CGROUP, empty if none could be made). It changes kernel
+settings (THP, overcommit, oom_score_adj, a swap file, the cgroup's limit)
+and gives every one of them back.
+
+    PG_BIN=... ADVICE_CGROUP=... python3 test/advice/advice.py
+"""
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from tap import ok, skip, done, rows, value, execute
+
+PG_BIN = os.environ.get("PG_BIN", "")
+CGROUP = os.environ.get("ADVICE_CGROUP", "")
+LOUD = ("warning", "critical")
+
+
+def findings(check, setup=()):
+    """{severity, evidence, ...} rows of one check, as the view gives them."""
+    return rows("SELECT * FROM pg_procmem_advice WHERE check_name = '%s'" % check, setup=setup)
+
+
+def severity(check, setup=()):
+    """The check's severity, or None when it has no row."""
+    r = findings(check, setup)
+    return r[0]["severity"] if r else None
+
+
+def quiet(check, why, setup=()):
+    got = findings(check, setup)
+    ok(all(r["severity"] not in LOUD for r in got), "%s quiet: %s" % (check, why), got)
+
+
+def loud(check, why, want=LOUD, setup=()):
+    got = findings(check, setup)
+    ok(len(got) == 1 and got[0]["severity"] in want and got[0]["evidence"] and got[0]["recommendation"],
+       "%s provoked: %s" % (check, why), got)
+    return got[0] if got else None
+
+
+@contextmanager
+def written(path, text):
+    """path holds text inside the block, its old content after."""
+    with open(path) as f:
+        old = f.read().strip()
+    if "[" in old:                      # sysfs mode files: "always [madvise] never"
+        old = old[old.index("[") + 1:old.index("]")]
+    with open(path, "w") as f:
+        f.write(text)
+    try:
+        yield
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+
+
+def pid_of(backend_type):
+    return value("SELECT pid FROM pg_procmem_processes() WHERE coalesce(backend_type, '') = '%s' "
+                 "UNION ALL SELECT pid FROM pg_stat_activity WHERE backend_type = '%s' LIMIT 1"
+                 % (backend_type, backend_type))
+
+
+def meminfo(field):
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            if k == field:
+                return int(v.split()[0]) * (1024 if "kB" in v else 1)
+
+
+def sysctl(name):
+    with open("/proc/sys/vm/" + name) as f:
+        return int(f.read())
+
+
+def idle_sessions(n, sql=None):
+    """n psql sessions that (run sql, then) wait idle on their input."""
+    procs = []
+    for _ in range(n):
+        p = subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-q", "-o", "/dev/null"],
+                             stdin=subprocess.PIPE, text=True)
+        if sql:
+            p.stdin.write(sql + "\n")
+            p.stdin.flush()
+        procs.append(p)
+    return procs
+
+
+def close(procs):
+    for p in procs:
+        p.stdin.close()
+        p.wait(30)
+
+
+def wait_for(sql, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if value("SELECT pg_stat_clear_snapshot(); " + sql) == "t":
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# --- the checks that need no restart --------------------------------------
+
+def oom_checks():
+    pm = int(pid_of("postmaster"))
+    try:
+        with written("/proc/%d/oom_score_adj" % pm, "-1000"):
+            quiet("oom_postmaster", "the postmaster has oom_score_adj -1000")
+    except PermissionError:
+        skip(1, "lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
+    loud("oom_postmaster", "the postmaster has oom_score_adj 0")
+    quiet("oom_auxiliary_first", "checkpointer and client backends at oom_score_adj 0")
+    ck = int(pid_of("checkpointer"))
+    with written("/proc/%d/oom_score_adj" % ck, "500"):
+        r = loud("oom_auxiliary_first", "the checkpointer's oom_score above every client backend's")
+        ok(r is not None and "checkpointer (pid %d)" % ck in r["evidence"],
+           "... and the evidence names the checkpointer and its pid", r)
+
+
+def kernel_setting_checks():
+    thp = "/sys/kernel/mm/transparent_hugepage/enabled"
+    if os.path.exists(thp):
+        with written(thp, "madvise"):
+            quiet("transparent_hugepage", "THP enabled = madvise")
+        with written(thp, "always"):
+            loud("transparent_hugepage", "THP enabled = always")
+    else:
+        skip(2, "no transparent huge pages on this kernel")
+
+    committed, ram_swap = meminfo("Committed_AS"), meminfo("MemTotal") + meminfo("SwapTotal")
+    with written("/proc/sys/vm/overcommit_memory", "0"):
+        if committed < ram_swap:
+            got = findings("overcommit")
+            ok(len(got) == 1 and got[0]["severity"] == "info" and "vm.overcommit_memory = 0" in got[0]["evidence"],
+               "overcommit quiet: heuristic mode, Committed_AS below RAM + swap (an info row)", got)
+        else:
+            skip(1, "Committed_AS is above RAM + swap on this machine")
+    with written("/proc/sys/vm/overcommit_memory", "1"):
+        loud("overcommit", "vm.overcommit_memory = 1", want=("warning",))
+
+
+def setting_checks():
+    h = rows("SELECT available, max_connections, hash_mem_multiplier, autovacuum_exposure FROM pg_procmem_headroom")[0]
+    # the work_mem at which max_connections x work_mem x hash_mem_multiplier
+    # + the autovacuum exposure reaches the memory left
+    edge = (int(h["available"]) - int(h["autovacuum_exposure"])) / (
+        int(h["max_connections"]) * float(h["hash_mem_multiplier"]))
+    kb = lambda b: "SET work_mem = '%dkB'" % min(int(b / 1024), 2147483647)
+    quiet("work_mem_exposure", "work_mem 10%% below the edge (%d MB)" % (edge / 2 ** 20), setup=[kb(edge * 0.9)])
+    loud("work_mem_exposure", "work_mem 10% above the edge", want=("warning",), setup=[kb(edge * 1.1)])
+
+    m = rows("SELECT * FROM pg_procmem_machine_info()")[0]
+    llc = int(m["cpu_cache_bytes"]) if m["cpu_cache_bytes"] else 0
+    if llc:
+        edge = max(16 * llc, 2 ** 30)
+        for setting in ("work_mem", "maintenance_work_mem"):
+            set_to = lambda b: "SET %s = '%dkB'" % (setting, b // 1024)
+            quiet(setting + "_above_cpu_cache", "%s just under max(16 x LLC, 1 GB)" % setting,
+                  setup=[set_to(edge - 2 ** 20)])
+            loud(setting + "_above_cpu_cache", "%s at 16 x the last-level cache (%d MB)" % (setting, llc >> 20),
+                 want=("warning",), setup=[set_to(edge)])
+    else:
+        skip(4, "this machine does not describe its CPU caches in sysfs")
+
+    # the dirty thresholds, computed here from /proc independently
+    avail = meminfo("MemAvailable")
+    limit = sysctl("dirty_bytes") or sysctl("dirty_ratio") * avail // 100
+    background = sysctl("dirty_background_bytes") or sysctl("dirty_background_ratio") * avail // 100
+    mwm = lambda b: "SET maintenance_work_mem = '%dkB'" % (b // 1024)
+    ok(severity("dirty_writeback", setup=[mwm(64 << 20)]) is None
+       if background > 256 << 20 else True, "dirty_writeback quiet: maintenance_work_mem 64 MB")
+    if limit > background * 1.3:
+        ok(severity("dirty_writeback", setup=[mwm((limit + background) // 2)]) == "info",
+           "dirty_writeback: between the background threshold and the limit is info")
+    else:
+        skip(1, "the dirty limit is too close to the background threshold")
+    loud("dirty_writeback", "maintenance_work_mem 20%% above the dirty limit (%d MB)" % (limit >> 20),
+         want=("warning",), setup=[mwm(int(limit * 1.2))])
+
+
+# --- the memory cgroup: usage near its limit, an OOM kill, swap ------------
+
+def cg_file(*names):
+    for n in names:
+        if os.path.exists(os.path.join(CGROUP, n)):
+            return os.path.join(CGROUP, n)
+    raise FileNotFoundError(names[0])
+
+
+LIMIT_FILE = ("memory.max", "memory.limit_in_bytes")
+UNLIMITED = {"memory.max": "max", "memory.limit_in_bytes": "-1"}
+
+
+def set_limit(v):
+    path = cg_file(*LIMIT_FILE)
+    with open(path, "w") as f:
+        f.write(str(v) if v is not None else UNLIMITED[os.path.basename(path)])
+
+
+def hog(nbytes, oom_adj=0):
+    """A process in the server's cgroup that holds nbytes of touched memory."""
+    code = ("import os, sys, time\n"
+            "open('/proc/self/oom_score_adj', 'w').write('%d')\n"
+            "b = bytearray(%d)\n"
+            "for i in range(0, len(b), 4096): b[i] = 1\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(600)\n" % (oom_adj, nbytes))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(str(os.getpid())))
+    line = p.stdout.readline()
+    return p, line.strip() == "ready"
+
+
+def cgroup_checks():
+    if not CGROUP:
+        skip(6, "no memory cgroup could be made for the server here")
+        return
+    quiet("cgroup_limit", "no limit on the server's cgroup")
+    quiet("cgroup_oom_kills", "no OOM kill in the server's fresh cgroup")
+    limit = 1 << 30
+    set_limit(limit)
+    try:
+        s = rows("SELECT cgroup_usage, cgroup_file, cgroup_shmem FROM pg_procmem_system")[0]
+        used = int(s["cgroup_usage"]) - (int(s["cgroup_file"]) - int(s["cgroup_shmem"]))
+        p, ready = hog(int(limit * 0.95) - used)
+        try:
+            ok(ready, "a process in the cgroup holds 95% of its 1 GB limit")
+            loud("cgroup_limit", "5% of the cgroup's limit left")
+        finally:
+            p.kill()
+            p.wait()
+        quiet("cgroup_limit", "the hog is gone")
+        # the OOM killer in the cgroup takes the hog (oom_score_adj 1000), not the server
+        p, ready = hog(2 * limit, oom_adj=1000)
+        p.wait(60)
+        ok(not ready and p.returncode == -9, "a process asking for twice the limit is OOM-killed", p.returncode)
+        loud("cgroup_oom_kills", "an OOM kill recorded in the cgroup", want=("critical",))
+    finally:
+        set_limit(None)
+
+
+SWAPFILE = "/var/tmp/pg_procmem-advice.swap"
+
+
+def vm_swap(pid):
+    """VmSwap of /proc/PID/status, in kB (0 once it has exited)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmSwap:"):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+def swap_check():
+    quiet("swap", "nothing of the server is swapped out")
+    if not CGROUP:
+        skip(3, "no memory cgroup to push the server's memory into swap")
+        return
+    made = subprocess.run("rm -f %s && dd if=/dev/zero of=%s bs=1M count=512 status=none && chmod 600 %s && "
+                          "mkswap %s >/dev/null && swapon %s" % ((SWAPFILE,) * 5), shell=True).returncode == 0
+    if not made:
+        skip(3, "swapon is not allowed here")
+        subprocess.run(["rm", "-f", SWAPFILE])
+        return
+    # a backend holding ~200 MB of local buffers, then a limit 150 MB under the usage
+    holder = idle_sessions(1, "SET temp_buffers = '400MB'; CREATE TEMP TABLE big AS "
+                              "SELECT g, repeat('x', 150) AS pad FROM generate_series(1, 1000000) g; "
+                              "SELECT count(*) FROM big;")
+    try:
+        wait_for("SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%FROM big%' AND state = 'idle'")
+        pid = int(value("SELECT pid FROM pg_stat_activity WHERE query LIKE '%FROM big%' AND pid <> pg_backend_pid()"))
+        # squeeze the cgroup 32 MB at a time: page cache goes first, then
+        # anonymous pages go to swap
+        for _ in range(40):
+            if vm_swap(pid) > 0:
+                break
+            usage = int(open(cg_file("memory.current", "memory.usage_in_bytes")).read())
+            try:
+                set_limit(usage - (32 << 20))
+            except OSError:
+                break
+        set_limit(None)
+        ok(vm_swap(pid) > 0, "the backend holding local buffers has pages in swap (VmSwap %d kB)" % vm_swap(pid))
+        loud("swap", "pages of a backend pushed into swap by the cgroup's limit", want=("warning",))
+        # what the view adds up, against VmSwap read here (swapped pages stay put)
+        procs = rows("SELECT pid, swap FROM pg_procmem_processes()")
+        mine = sum(vm_swap(int(r["pid"])) * 1024 for r in procs)
+        theirs = sum(int(r["swap"] or 0) for r in procs)
+        ok(abs(mine - theirs) <= 1 << 20, "the swap figures agree with VmSwap of /proc/PID/status (%d kB)" % (mine >> 10),
+           (mine, theirs))
+    finally:
+        set_limit(None)
+        close(holder)
+        subprocess.run(["swapoff", SWAPFILE])
+        subprocess.run(["rm", "-f", SWAPFILE])
+
+
+# --- after a restart: big shared memory, many connection slots ------------
+
+def restart(**settings):
+    for k, v in settings.items():
+        execute("ALTER SYSTEM SET %s = '%s'" % (k, v))
+    data = value("SHOW data_directory")
+    join = (lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(str(os.getpid()))) if CGROUP else None
+    # pg_ctl restart keeps the command line options (postmaster.opts)
+    subprocess.run(["runuser", "-u", "postgres", "--", os.path.join(PG_BIN, "pg_ctl"), "-D", data,
+                    "-w", "-t", "120", "-m", "fast", "restart"],
+                   check=True, stdout=subprocess.DEVNULL, preexec_fn=join)
+
+
+def connection_checks(cpus):
+    quiet("huge_pages", "shared_buffers 128 MB, no huge pages reserved") \
+        if meminfo("HugePages_Total") == 0 else skip(1, "huge pages are reserved on this host")
+    ok(severity("max_connections") is None, "max_connections quiet: 10 x the %d CPUs" % cpus)
+    quiet("idle_connections", "no idle connections")
+    ok(severity("connection_rate") is None, "connection_rate quiet: a fresh server, few sessions")
+
+    restart(max_connections=10 * cpus + 40, shared_buffers="8GB")
+    loud("huge_pages", "shared_buffers 8 GB without huge pages")
+    ok(severity("max_connections") == "info", "max_connections: above 10 x the CPUs is an info row")
+    idle = idle_sessions(10 * cpus + 1)
+    try:
+        wait_for("SELECT count(*) >= %d FROM pg_stat_activity WHERE state = 'idle' AND backend_type = 'client backend'"
+                 % (10 * cpus + 1))
+        loud("idle_connections", "%d idle client backends on %d CPUs" % (10 * cpus + 1, cpus), want=("warning",))
+    finally:
+        close(idle)
+    # 1,100 connections, one per transaction
+    script = "/tmp/pg_procmem-advice-select1.sql"
+    with open(script, "w") as f:
+        f.write("SELECT 1;\n")
+    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-n", "-C", "-c", "1", "-t", "1100", "-f", script],
+                   check=True, stdout=subprocess.DEVNULL)
+    os.unlink(script)
+    wait_for("SELECT sum(sessions) >= 1100 FROM pg_stat_database")
+    loud("connection_rate", "1,100 new connections in a few seconds", want=("warning",))
+
+
+def main():
+    cpus = int(value("SELECT cpus FROM pg_procmem_machine_info()"))
+    restart(max_connections=10 * cpus)
+    got = rows("SELECT * FROM pg_procmem_advice")
+    ok(got and all(r["severity"] in ("info", "warning", "critical") and r["evidence"] and r["recommendation"]
+                   for r in got), "every finding has a severity, evidence and a recommendation", got)
+    # the server's own memory settings first: restart() changes them last
+    for part in (oom_checks, kernel_setting_checks, setting_checks, cgroup_checks, swap_check,
+                 lambda: connection_checks(cpus)):
+        try:
+            part()
+        except Exception as e:          # a failure, and go on with the others
+            ok(False, "%s ran to the end" % getattr(part, "__name__", "a part"), "%s: %s" % (type(e).__name__, e))
+    done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+-- pg_procmem_top: the compact psql view fits 80 columns, is sorted by
+-- overhead and names every process of the server.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_procmem;
+CREATE EXTENSION IF NOT EXISTS dblink;
+\ir ../pgtap-lib/helpers.sql
+SELECT plan(9);
+
+-- a session idle in a transaction, for the clipped state
+SELECT dblink_connect('idle_tx', pg_temp.connstr());
+SELECT dblink_exec('idle_tx', 'BEGIN');
+SELECT dblink_exec('idle_tx', 'SET application_name = ''top_test''');
+SELECT pg_stat_clear_snapshot();
+
+CREATE TEMP TABLE t AS SELECT row_number() OVER () AS n, * FROM pg_procmem_top;
+
+SELECT columns_are('pg_procmem_top',
+	ARRAY['pid', 'process', 'state', 'overhead', 'pagetbl', 'rss', 'context'],
+	'pg_procmem_top has its 7 columns');
+
+-- psql's aligned width: each column as wide as its header or widest value,
+-- " | " between them and a space at each end; pids counted as 7 digits
+-- (pid_max can be 4194304).
+SELECT cmp_ok((SELECT (GREATEST(7, max(length(pid::text)))
+	+ GREATEST(length('process'), max(length(process)))
+	+ GREATEST(length('state'), max(length(coalesce(state, ''))), length('idletx!'))
+	+ GREATEST(length('overhead'), max(length(coalesce(overhead, ''))))
+	+ GREATEST(length('pagetbl'), max(length(coalesce(pagetbl, ''))))
+	+ GREATEST(length('rss'), max(length(coalesce(rss, ''))))
+	+ GREATEST(length('context'), max(length(coalesce(context, ''))))
+	+ 3 * 6 + 2)::integer FROM t), '<=', 80,
+	'a row fits an 80-column terminal, even with 7-digit pids and the longest state');
+
+SELECT is((SELECT count(*) FROM t t1 JOIN t t2 ON t2.n = t1.n + 1
+	WHERE pg_size_bytes(t2.overhead) > pg_size_bytes(t1.overhead)), 0::bigint,
+	'sorted by overhead, largest first');
+
+SELECT set_eq('SELECT pid FROM t', 'SELECT pid FROM pg_procmem_backends',
+	'one row for every process of the server');
+
+SELECT is((SELECT process FROM t WHERE pid = pg_backend_pid()),
+	(SELECT CASE WHEN length(w) > 17 THEN left(w, 16) || '~' ELSE w END
+	 FROM (SELECT current_user || '@' || current_database() AS w) AS x),
+	'a client backend is named user@database');
+
+SELECT is((SELECT process FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.backend_type = 'checkpointer'),
+	'checkpointer', 'other processes by backend type');
+
+SELECT is((SELECT t.state FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'top_test'),
+	'idletx', 'idle in transaction is shortened to idletx');
+
+SELECT is((SELECT count(*) FROM t WHERE overhead !~ '^\d+ (bytes|kB|MB|GB|TB)$'
+	OR rss !~ '^\d+ (bytes|kB|MB|GB|TB)$'), 0::bigint,
+	'sizes are pretty-printed');
+
+SELECT is((SELECT length(process) FROM t ORDER BY length(process) DESC LIMIT 1) <= 17, true,
+	'long names are clipped to 17 characters');
+
+SELECT dblink_disconnect('idle_tx');
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,64 @@
+"""TAP output and psql access for the Python tests (test/monitoring, test/advice).
+
+The server is the one in the libpq environment (PGHOST, PGPORT, PGUSER,
+PGDATABASE), a superuser; queries go through psql, so nothing but the
+standard library is needed."""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+PSQL = os.environ.get("PSQL", "psql")
+_n = 0
+_failed = 0
+_skipped = 0
+
+
+def ok(cond, desc, diag=None):
+    """One TAP test line; diag is printed as a comment when it fails."""
+    global _n, _failed
+    _n += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (_n, desc), flush=True)
+    if not cond:
+        _failed += 1
+        if diag is not None:
+            for line in str(diag).splitlines():
+                print("# " + line)
+    return cond
+
+
+def skip(count, why):
+    """Says count tests could not run here, and why: scripts/test counts
+    SKIPPED lines, not as passed; a file that ran nothing else plans 1..0."""
+    global _skipped
+    _skipped += count
+    print("SKIPPED %d tests: %s" % (count, why), flush=True)
+
+
+def done():
+    print("1..%d%s" % (_n, " # SKIP" if _skipped and not _n else ""))
+    sys.exit(1 if _failed else 0)
+
+
+def rows(sql, conninfo="", setup=()):
+    """The rows of one query, as dicts of strings (NULL is None), run in one
+    session after the setup statements (SET ...)."""
+    cmd = [PSQL, "-X", "-q", "--csv", "-v", "ON_ERROR_STOP=1", "-P", "null=\\N",
+           "-d", conninfo or os.environ.get("PGDATABASE", "postgres")]
+    for s in setup:
+        cmd += ["-c", s]
+    out = subprocess.run(cmd + ["-c", sql], check=True, capture_output=True, text=True).stdout
+    return [{k: (None if v == "\\N" else v) for k, v in r.items()}
+            for r in csv.DictReader(io.StringIO(out))]
+
+
+def value(sql, conninfo=""):
+    """The first column of the first row of one query."""
+    r = rows(sql, conninfo)
+    return next(iter(r[0].values())) if r else None
+
+
+def execute(sql):
+    subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                   check=True, capture_output=True, text=True)
