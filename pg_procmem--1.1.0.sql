@@ -590,8 +590,10 @@ COMMENT ON VIEW pg_procmem_top IS
 REVOKE ALL ON pg_procmem_top FROM PUBLIC;
 GRANT SELECT ON pg_procmem_top TO pg_read_all_stats;
 
--- CPUs, the last-level cache and the kernel's writeback, overcommit and
--- swap settings: what pg_procmem_advice needs beyond pg_procmem_system_info.
+-- CPUs, the last-level cache, the kernel's writeback, overcommit and swap
+-- settings, and the memory cgroup level (the server's or an ancestor) whose
+-- room is the smallest share of its limit: what pg_procmem_advice needs
+-- beyond pg_procmem_system_info.
 CREATE FUNCTION pg_procmem_machine_info(
 	OUT cpus integer,
 	OUT cpu_cache_bytes bigint,
@@ -602,7 +604,9 @@ CREATE FUNCTION pg_procmem_machine_info(
 	OUT dirty_background_bytes bigint,
 	OUT overcommit_ratio integer,
 	OUT swappiness integer,
-	OUT transparent_hugepage_defrag text)
+	OUT transparent_hugepage_defrag text,
+	OUT cgroup_tightest_limit bigint,
+	OUT cgroup_tightest_room bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_machine_info'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -620,8 +624,9 @@ WITH s AS (
 ), h AS (
 	SELECT * FROM @extschema@.pg_procmem_hugepages
 ), p AS (
-	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, a.state, a.state_change,
-		   pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
+	-- own_type is set only for the postmaster and children without a PGPROC
+	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
 	FROM @extschema@.pg_procmem_processes(false) AS pr
 		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
 ), g AS (
@@ -681,7 +686,7 @@ WITH s AS (
 	WHERE NOT h.in_use
 	  AND ((h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
 			   OPERATOR(pg_catalog.>=) (s.mem_total OPERATOR(pg_catalog./) 100)
-		   OR COALESCE(h.shared_memory_size, h.postmaster_vm_peak) OPERATOR(pg_catalog.>=) 8589934592
+		   OR COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
 		   OR (h.huge_pages OPERATOR(pg_catalog.=) 'try' AND h.hugepages_total OPERATOR(pg_catalog.>) 0))
 
 	UNION ALL
@@ -715,9 +720,11 @@ WITH s AS (
 		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
 		   'leaves RSS and the score follows each process''s own memory; and keep clear of the OOM killer (see headroom)'
 	FROM c,
+		 -- children without a PGPROC (the logger) are restarted alone: not these
 		 LATERAL (SELECT * FROM p
-				  WHERE p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'postmaster', 'parallel worker'])
-				  ORDER BY p.oom_score DESC, p.pid LIMIT 1) AS x
+				  WHERE p.own_type IS NULL
+					AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+				  ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x
 	WHERE x.oom_score OPERATOR(pg_catalog.>) c.client_max_oom_score
 
 	UNION ALL
@@ -770,7 +777,8 @@ WITH s AS (
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
 		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
-							 pg_catalog.pg_size_pretty(w.bytes), w.bytes OPERATOR(pg_catalog./) k.cpu_cache_bytes,
+							 pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) k.cpu_cache_bytes, 1),
 							 k.cpu_cache_level, pg_catalog.pg_size_pretty(k.cpu_cache_bytes)),
 		   'bigger is not faster: hash tables and sort runs that outgrow the cache wait on main memory (a 16 GB '
 		   'maintenance_work_mem built a GIN index about 30% slower than 64 MB); use modest values (64 MB to 1 GB) '
@@ -804,7 +812,8 @@ WITH s AS (
 	SELECT 'max_connections',
 		   CASE WHEN c.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) k.cpus) THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
-							 g.max_connections, g.max_connections OPERATOR(pg_catalog./) k.cpus, k.cpus, c.clients),
+							 g.max_connections, pg_catalog.round(g.max_connections::numeric OPERATOR(pg_catalog./) k.cpus, 1),
+							 k.cpus, c.clients),
 		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
 		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
 		   'served about 8 times more transactions than direct connections'
@@ -822,17 +831,24 @@ WITH s AS (
 	WHERE c.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) k.cpus)
 
 	UNION ALL
-	SELECT 'connection_rate', 'warning',
-		   pg_catalog.format('%s new sessions per second on average (%s sessions in pg_stat_database since its '
-							 'statistics were reset, or since the server started)',
-							 pg_catalog.round(r.rate::numeric, 1), r.sessions),
+	SELECT 'connection_rate',
+		   -- a rate since stats_reset is measured; since the server started it
+		   -- is an upper bound (the counters survive a clean restart)
+		   CASE WHEN r.unknown_since OPERATOR(pg_catalog.=) 0 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new sessions per second on average: %s sessions in pg_stat_database since %s',
+							 pg_catalog.round(r.rate::numeric, 1), r.sessions,
+							 CASE WHEN r.unknown_since OPERATOR(pg_catalog.=) 0 THEN 'its statistics were reset'
+								  ELSE 'the server started (an upper bound: the counters may be older; '
+									   'pg_stat_reset() starts a measured window)' END),
 		   'every connection is a new process: forking it and warming its caches costs more than most queries; '
 		   'a pooler keeps the server connections open (with one connection per transaction, one served about 8 '
 		   'times more transactions)'
 	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions,
 				 pg_catalog.sum(d.sessions OPERATOR(pg_catalog./)
 								GREATEST(EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-)
-												 COALESCE(d.stats_reset, pg_catalog.pg_postmaster_start_time())), 1)) AS rate
+												 COALESCE(d.stats_reset, pg_catalog.pg_postmaster_start_time())), 1)) AS rate,
+				 pg_catalog.count(*) FILTER (WHERE d.stats_reset IS NULL
+											 AND d.sessions OPERATOR(pg_catalog.>) 0) AS unknown_since
 		  FROM pg_catalog.pg_stat_database AS d) AS r
 	WHERE r.sessions OPERATOR(pg_catalog.>=) 1000 AND r.rate OPERATOR(pg_catalog.>=) 10
 
@@ -847,19 +863,22 @@ WITH s AS (
 
 	UNION ALL
 	SELECT 'cgroup_limit',
-		   CASE WHEN (s.cgroup_room OPERATOR(pg_catalog.*) 100) OPERATOR(pg_catalog.<) (s.cgroup_effective_limit OPERATOR(pg_catalog.*) 3)
+		   CASE WHEN (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
+					 OPERATOR(pg_catalog.<) (k.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
 				THEN 'critical' ELSE 'warning' END,
-		   pg_catalog.format('memory cgroup %s: limit %s, usage %s of which %s page cache; %s left (%s%%)',
-							 s.cgroup_path, pg_catalog.pg_size_pretty(s.cgroup_effective_limit),
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
+							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+							 s.cgroup_path, pg_catalog.pg_size_pretty(k.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(k.cgroup_tightest_limit),
+							 pg_catalog.round((k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
+											  OPERATOR(pg_catalog./) k.cgroup_tightest_limit, 1),
 							 pg_catalog.pg_size_pretty(s.cgroup_usage),
-							 pg_catalog.pg_size_pretty(s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem),
-							 pg_catalog.pg_size_pretty(s.cgroup_room),
-							 pg_catalog.round((s.cgroup_room OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) s.cgroup_effective_limit, 1)),
+							 pg_catalog.pg_size_pretty(s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem)),
 		   'at the limit the kernel OOM-kills inside the cgroup, and a killed backend means a crash restart: raise the '
 		   'container''s memory limit, or lower what the server can take (work_mem, max_connections, shared_buffers)'
-	FROM s
-	WHERE s.cgroup_effective_limit IS NOT NULL
-	  AND (s.cgroup_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) s.cgroup_effective_limit
+	FROM s, k
+	WHERE k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+	  AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',

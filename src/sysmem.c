@@ -394,16 +394,19 @@ static const procfs_field v1_hier_field[] = {
  * Walks from the cgroup up to the mount point. At each level with a limit,
  * that limit minus what that level uses (page cache aside: it is reclaimed
  * first) is room left; an ancestor's limit covers its other children too.
- * Sets the smallest limit and the smallest room.
+ * Sets the smallest limit, the smallest room, and the limit and room of
+ * the level whose room is the smallest share of its limit (a 100 GB parent
+ * 91% full is tighter than a 1 GB child 10% full, though it has more room).
  */
 static void
 walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_file,
-			const procfs_field *stat_fields, size_t nstat, int64_t *limit, int64_t *room)
+			const procfs_field *stat_fields, size_t nstat, int64_t *limit, int64_t *room,
+			int64_t *tight_limit, int64_t *tight_room)
 {
 	char		dir[1024];
 	size_t		mlen = strlen(cg->mount);
 
-	*limit = *room = PROCFS_MISSING;
+	*limit = *room = *tight_limit = *tight_room = PROCFS_MISSING;
 	snprintf(dir, sizeof(dir), "%s", cg->dir);
 	for (;;)
 	{
@@ -424,8 +427,17 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 			{
 				int64_t		r = l - (u - (level.file - level.shmem));
 
+				if (r < 0)
+					r = 0;
 				if (*room < 0 || r < *room)
-					*room = r < 0 ? 0 : r;
+					*room = r;
+				/* r / l < tight_room / tight_limit, in doubles: the products overflow */
+				if (l > 0 && (*tight_limit < 0 ||
+							  (double) r * (double) *tight_limit < (double) *tight_room * (double) l))
+				{
+					*tight_limit = l;
+					*tight_room = r;
+				}
 			}
 		}
 		if (strlen(dir) <= mlen)
@@ -454,7 +466,7 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		read_keyed(cg->dir, "memory.stat", v2_stat, NFIELDS(v2_stat), m);
 		read_keyed(cg->dir, "memory.events", v2_events, NFIELDS(v2_events), m);
 		walk_limits(cg, "memory.max", "memory.current", v2_stat, NFIELDS(v2_stat),
-					&m->effective_limit, &m->room);
+					&m->effective_limit, &m->room, &m->tight_limit, &m->tight_room);
 	}
 	else if (cg->version == 1)
 	{
@@ -468,7 +480,7 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		read_keyed(cg->dir, "memory.oom_control", v1_oom, NFIELDS(v1_oom), m);
 		read_keyed(cg->dir, "memory.stat", v1_hier_field, NFIELDS(v1_hier_field), &h);
 		walk_limits(cg, "memory.limit_in_bytes", "memory.usage_in_bytes", v1_stat,
-					NFIELDS(v1_stat), &walked_limit, &m->room);
+					NFIELDS(v1_stat), &walked_limit, &m->room, &m->tight_limit, &m->tight_room);
 		/* the kernel's hierarchical figure also sees ancestors above the mount */
 		m->effective_limit = h.limit < 0 ? walked_limit : no_limit_as_missing(h.limit);
 	}
@@ -477,7 +489,8 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 	{
 		int64_t		r = m->effective_limit - (m->usage - (m->file - m->shmem));
 
-		m->room = r < 0 ? 0 : r;
+		m->room = m->tight_room = r < 0 ? 0 : r;
+		m->tight_limit = m->effective_limit;
 	}
 }
 

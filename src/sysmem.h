@@ -75,6 +75,9 @@ typedef struct sysmem_cgmem
 	int64_t		oom;			/* v2 memory.events oom */
 	int64_t		oom_kill;		/* memory.events oom_kill / v1 memory.oom_control */
 	int64_t		failcnt;		/* v1 memory.failcnt */
+	int64_t		tight_limit;	/* the level whose room is the smallest share of
+								 * its limit: that limit */
+	int64_t		tight_room;		/* and that level's room */
 } sysmem_cgmem;
 
 extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);

@@ -22,7 +22,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_machine_info);
 
 #define SYSTEM_NCOLS 37
 #define SHMEM_NCOLS 6
-#define MACHINE_NCOLS 10
+#define MACHINE_NCOLS 12
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -175,7 +175,8 @@ usable_cpus(void)
 
 /*
  * pg_procmem_machine_info() - one row: the CPUs and their last-level cache,
- * and the kernel's writeback, overcommit and swap settings (1.1.0: what
+ * the kernel's writeback, overcommit and swap settings, and the memory
+ * cgroup level with the least room for its limit (1.1.0: what
  * pg_procmem_advice needs beyond pg_procmem_system_info).
  */
 Datum
@@ -189,6 +190,8 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	Datum		values[MACHINE_NCOLS];
 	bool		nulls[MACHINE_NCOLS];
 	char		defrag[32];
+	sysmem_cgroup cg;
+	sysmem_cgmem cm;
 	int64		v;
 	int			level;
 	int			i = 0;
@@ -210,6 +213,10 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	}
 	sysmem_read_mode("/sys/kernel/mm/transparent_hugepage/defrag", defrag, sizeof(defrag));
 	put_text(values, nulls, i++, defrag);
+	sysmem_find_cgroup(&cg);
+	sysmem_read_cgmem(&cg, &cm);
+	put_int8(values, nulls, i++, cm.tight_limit);
+	put_int8(values, nulls, i++, cm.tight_room);
 	Assert(i == MACHINE_NCOLS);
 	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
 }

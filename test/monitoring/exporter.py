@@ -116,8 +116,8 @@ def check(binary):
     procs = m.get("pg_procmem_backend_type_processes", [])
     types = {l["backend_type"]: v for l, v in procs}
     n = int(value("SELECT count(*) FROM pg_procmem_backends"))
-    ok(abs(sum(types.values()) - n) <= 1,
-       "processes per backend_type add up to the server's %d processes (+-1: the exporter's own)" % n, types)
+    ok(abs(sum(types.values()) - n) <= 2,
+       "processes per backend_type add up to the server's %d processes (+-2: the exporter's own)" % n, types)
     ok({"postmaster", "checkpointer", "client backend"} <= set(types),
        "backend types include postmaster, checkpointer, client backend", sorted(types))
     ckpt = one(m, "pg_procmem_backend_type_overhead_bytes", backend_type="checkpointer")
@@ -172,7 +172,10 @@ def check(binary):
     view = {(r["check_name"], r["severity"]) for r in rows("SELECT check_name, severity FROM pg_procmem_advice")}
     ok(("overcommit", "info") in found or any(c == "overcommit" for c, _ in found),
        "advice: the overcommit finding is always there", found)
-    ok(found == view, "advice: one series per finding of pg_procmem_advice", (found, view))
+    # findings that follow MemAvailable may change between the two reads
+    moving = {"work_mem_exposure", "dirty_writeback", "cgroup_limit"}
+    ok({f for f in found if f[0] not in moving} == {f for f in view if f[0] not in moving},
+       "advice: one series per finding of pg_procmem_advice", (found, view))
 
     # opt-in: one series per process, with a pid label
     both = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)

@@ -121,6 +121,8 @@ test_cgroup_files(void)
 	is_i64(m.effective_limit, INT64_C(2147483648), "v2: the parent's smaller limit is the effective one");
 	is_i64(m.room, INT64_C(536870912),
 		   "v2: room is the parent's: its 2 GB limit less its 1.5 GB usage, not ours");
+	ok(m.tight_limit == INT64_C(2147483648) && m.tight_room == m.room,
+	   "v2: the tightest level is the parent (a quarter of its limit left)");
 	ok(m.high == PROCFS_MISSING, "v2: memory.high 'max' is no limit, not a number");
 	is_i64(m.anon, 104857600, "v2: memory.stat anon");
 	ok(m.file == 314572800 && m.shmem == 209715200 && m.pagetables == 8388608 &&
@@ -128,6 +130,14 @@ test_cgroup_files(void)
 	   "v2: memory.stat file, shmem, pagetables, kernel_stack, kernel, sock");
 	ok(m.oom == 2 && m.oom_kill == 1, "v2: memory.events oom, oom_kill");
 	ok(m.failcnt == PROCFS_MISSING, "v2: no failcnt");
+
+	/* 1 GB limit nearly empty, under a 100 GB parent 91% full */
+	at(&cg, 2, "cgroup/v2-room/sys/fs/cgroup", "/big/pg");
+	sysmem_read_cgmem(&cg, &m);
+	is_i64(m.effective_limit, INT64_C(1073741824), "v2 room: the smallest limit is ours");
+	is_i64(m.room, INT64_C(1073741824) - INT64_C(104857600), "v2 room: ours has the least room");
+	is_i64(m.tight_limit, INT64_C(107374182400), "v2 room: but the tightest level is the parent, 91%% full");
+	is_i64(m.tight_room, INT64_C(107374182400) - INT64_C(97710505984), "v2 room: with its room");
 
 	at(&cg, 2, "cgroup/v2-partial", "/pg");
 	sysmem_read_cgmem(&cg, &m);
@@ -143,6 +153,8 @@ test_cgroup_files(void)
 	is_i64(m.room, INT64_C(1073741824) - (INT64_C(2404716544) - (INT64_C(2227154944) - 14643200)) < 0 ? 0 :
 		   INT64_C(1073741824) - (INT64_C(2404716544) - (INT64_C(2227154944) - 14643200)),
 		   "v1: a limit set out of sight is counted against our own usage, page cache aside");
+	ok(m.tight_limit == INT64_C(1073741824) && m.tight_room == m.room,
+	   "v1: the tightest level is that limit out of sight");
 	ok(m.anon == 34934784 && m.file == INT64_C(2227154944) && m.shmem == 14643200,
 	   "v1: total_rss, total_cache, total_shmem (hierarchical figures)");
 	ok(m.kernel == 142344192 && m.failcnt == 7 && m.oom_kill == 4,
