@@ -182,10 +182,18 @@ usable_cpus(void)
 Datum
 pg_procmem_machine_info(PG_FUNCTION_ARGS)
 {
-	static const char *const sysctls[] = {
-		"/proc/sys/vm/dirty_ratio", "/proc/sys/vm/dirty_background_ratio",
-		"/proc/sys/vm/dirty_bytes", "/proc/sys/vm/dirty_background_bytes",
-		"/proc/sys/vm/overcommit_ratio", "/proc/sys/vm/swappiness",
+	/* in column order; dirty_*_bytes are bigint, the others fit an integer */
+	static const struct
+	{
+		const char *path;
+		bool		bigint;
+	}			sysctls[] = {
+		{"/proc/sys/vm/dirty_ratio", false},
+		{"/proc/sys/vm/dirty_background_ratio", false},
+		{"/proc/sys/vm/dirty_bytes", true},
+		{"/proc/sys/vm/dirty_background_bytes", true},
+		{"/proc/sys/vm/overcommit_ratio", false},
+		{"/proc/sys/vm/swappiness", false},
 	};
 	Datum		values[MACHINE_NCOLS];
 	bool		nulls[MACHINE_NCOLS];
@@ -202,11 +210,10 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	v = sysmem_read_llc("/sys/devices/system/cpu/cpu0/cache", &level);
 	put_int8(values, nulls, i++, v);
 	put_int4(values, nulls, i++, level, level < 0);
-	/* dirty_*_bytes are bigint; the others fit an integer */
 	for (int k = 0; k < lengthof(sysctls); k++)
 	{
-		v = sysmem_read_int(sysctls[k]);
-		if (k == 2 || k == 3)
+		v = sysmem_read_int(sysctls[k].path);
+		if (sysctls[k].bigint)
 			put_int8(values, nulls, i++, v);
 		else
 			put_int4(values, nulls, i++, v, v < 0);

@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute
+from tap import ok, skip, done, rows, value, execute, meminfo
 
 PG_BIN = os.environ.get("PG_BIN", "")
 CGROUP = os.environ.get("ADVICE_CGROUP", "")
@@ -61,17 +61,9 @@ def written(path, text):
 
 
 def pid_of(backend_type):
-    return value("SELECT pid FROM pg_procmem_processes() WHERE coalesce(backend_type, '') = '%s' "
-                 "UNION ALL SELECT pid FROM pg_stat_activity WHERE backend_type = '%s' LIMIT 1"
-                 % (backend_type, backend_type))
+    return value("SELECT pid FROM pg_procmem_backends WHERE backend_type = '%s' LIMIT 1" % backend_type)
 
 
-def meminfo(field):
-    with open("/proc/meminfo") as f:
-        for line in f:
-            k, v = line.split(":")
-            if k == field:
-                return int(v.split()[0]) * (1024 if "kB" in v else 1)
 
 
 def sysctl(name):

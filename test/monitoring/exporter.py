@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute
+from tap import ok, skip, done, rows, value, execute, meminfo
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
@@ -76,14 +76,6 @@ def one(samples, name, **labels):
     return found[0] if len(found) == 1 else None
 
 
-def meminfo(field):
-    with open("/proc/meminfo") as f:
-        for line in f:
-            k, v = line.split(":")
-            if k == field:
-                n = int(v.split()[0])
-                return n * 1024 if v.strip().endswith("kB") else n
-    return None
 
 
 def main():

@@ -1,4 +1,5 @@
-"""TAP output and psql access for the Python tests (test/monitoring, test/advice).
+"""TAP output, psql access and /proc/meminfo for the Python tests (test/monitoring,
+test/advice).
 
 The server is the one in the libpq environment (PGHOST, PGPORT, PGUSER,
 PGDATABASE), a superuser; queries go through psql, so nothing but the
@@ -62,3 +63,14 @@ def value(sql, conninfo=""):
 def execute(sql):
     subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
                    check=True, capture_output=True, text=True)
+
+
+def meminfo(field):
+    """A /proc/meminfo field: bytes for "kB" fields, else the count."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            if k == field:
+                n = int(v.split()[0])
+                return n * 1024 if v.strip().endswith("kB") else n
+    return None
