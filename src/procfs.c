@@ -364,6 +364,76 @@ procfs_stat_dead(const procfs_stat *st)
 
 /* Process titles */
 
+/*
+ * Backend types whose title starts with their name (PostgreSQL 14-18): the
+ * auxiliary processes, and the built-in background workers' bgw_name ("parallel
+ * worker for PID 123"). Activity may follow ("startup recovering ...").
+ */
+static const char *const title_types[] = {
+	"archiver", "autovacuum launcher", "autovacuum worker", "background writer",
+	"checkpointer", "io worker", "logger", "logical replication apply worker",
+	"logical replication launcher", "logical replication parallel apply worker",
+	"logical replication tablesync worker", "logical replication worker",
+	"parallel worker", "slotsync worker", "startup", "stats collector",
+	"walreceiver", "walsender", "walsummarizer", "walwriter",
+};
+
+/* "[local]" or "host(port)": the client's address in a connection's title */
+static int
+is_client_address(const char *tok, size_t len)
+{
+	const char *open;
+	size_t		digits = 0;
+
+	if (len == 7 && memcmp(tok, "[local]", 7) == 0)
+		return 1;
+	if (len < 4 || tok[len - 1] != ')')
+		return 0;
+	open = memchr(tok, '(', len);
+	if (open == NULL || open == tok)
+		return 0;
+	for (const char *c = open + 1; c < tok + len - 1; c++, digits++)
+		if (*c < '0' || *c > '9')
+			return 0;
+	return digits > 0;
+}
+
+/*
+ * A connection's title is "user database address activity"; a child that
+ * has left its PGPROC while exiting still shows it, and user and database
+ * names don't belong in a backend type. Names may hold spaces, so the
+ * address is looked for from the third word on.
+ */
+static int
+is_connection_title(const char *t)
+{
+	int			word = 0;
+
+	while (*t)
+	{
+		size_t		len = strcspn(t, " ");
+
+		if (len > 0 && word++ >= 2 && is_client_address(t, len))
+			return 1;
+		t += len;
+		t += strspn(t, " ");
+	}
+	return 0;
+}
+
+static const char *
+title_backend_type(const char *t)
+{
+	for (size_t i = 0; i < sizeof(title_types) / sizeof(title_types[0]); i++)
+	{
+		size_t		n = strlen(title_types[i]);
+
+		if (strncmp(t, title_types[i], n) == 0 && (t[n] == '\0' || t[n] == ' '))
+			return title_types[i];
+	}
+	return is_connection_title(t) ? "client backend" : t;
+}
+
 void
 procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 					 char *out, size_t outsz)
@@ -389,7 +459,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	t += sizeof(prefix) - 1;
 	if (cl > 0 && strncmp(t, cluster_name, cl) == 0 && t[cl] == ':' && t[cl + 1] == ' ')
 		t += cl + 2;
-	snprintf(out, outsz, "%s", t);
+	snprintf(out, outsz, "%s", title_backend_type(t));
 }
 
 /* Readers */

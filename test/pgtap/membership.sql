@@ -4,8 +4,10 @@
 -- autovacuum off, so no worker comes and goes).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
-SELECT plan(11);
+\ir ../pgtap-lib/helpers.sql
+SELECT plan(16);
 
 CREATE FUNCTION pg_temp.postmaster_pid() RETURNS integer LANGUAGE sql AS
 $$ SELECT split_part(pg_read_file('postmaster.pid'), E'\n', 1)::integer $$;
@@ -78,6 +80,47 @@ SELECT is((SELECT count(*) FROM pg_procmem_processes() p
 
 SELECT is((SELECT count(*) FROM pg_procmem_processes() WHERE unreadable IS NOT NULL),
 	0::bigint, 'every /proc file of every process was readable');
+
+-- A connection on its way out has given back its PGPROC and left
+-- pg_stat_activity, but it is still a process that holds memory: still a
+-- row, typed from its title ("postgres postgres [local] idle") without the
+-- user and database names. procmem_test makes the moment last 3 s.
+SELECT dblink_connect('leaving', pg_temp.connstr());
+SELECT dblink_exec('leaving', $$CREATE FUNCTION pg_temp.linger(integer) RETURNS void
+	AS '$libdir/procmem_test', 'procmem_test_linger_on_exit' LANGUAGE C STRICT$$);
+CREATE TEMP TABLE leaving AS SELECT p AS pid FROM dblink('leaving', 'SELECT pg_backend_pid()') AS t(p integer);
+SELECT dblink_exec('leaving', 'DO $$ BEGIN PERFORM pg_temp.linger(3000); END $$');
+SELECT dblink_disconnect('leaving');
+-- until its PGPROC is gone (backend_type set by pg_procmem itself), 2 s at most
+CREATE FUNCTION pg_temp.own_type(p integer) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE t text;
+BEGIN
+	FOR i IN 1..40 LOOP
+		SELECT backend_type INTO t FROM pg_procmem_processes() WHERE pid = p;
+		EXIT WHEN t IS NOT NULL;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	RETURN t;
+END $$;
+SELECT is(pg_temp.own_type((SELECT pid FROM leaving)), 'client backend',
+	'an exiting connection without its PGPROC is a client backend');
+SELECT pg_stat_clear_snapshot();
+SELECT ok(NOT EXISTS (SELECT FROM pg_stat_activity WHERE pid = (SELECT pid FROM leaving)),
+	'... which pg_stat_activity no longer lists');
+SELECT ok((SELECT overhead > 0 AND rss > overhead FROM pg_procmem_backends WHERE pid = (SELECT pid FROM leaving)),
+	'... and pg_procmem_backends shows it, with its overhead');
+SELECT is((SELECT process FROM pg_procmem_top WHERE pid = (SELECT pid FROM leaving)), 'client backend',
+	'... as does pg_procmem_top');
+-- and it must be gone before the next test file counts processes
+CREATE FUNCTION pg_temp.gone(p integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..100 LOOP
+		IF NOT EXISTS (SELECT FROM pg_procmem_processes() WHERE pid = p) THEN RETURN true; END IF;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	RETURN false;
+END $$;
+SELECT ok(pg_temp.gone((SELECT pid FROM leaving)), '... until it has exited');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -270,6 +270,59 @@ test_numbers_and_titles(void)
 	ok(out[0] == '\0', "title: a child still carrying the postmaster's command line");
 }
 
+/* a title as the kernel shows it: NUL-padded, no cluster_name */
+static void
+title_is(const char *title, const char *type)
+{
+	char		cmdline[128] = {0};
+	char		out[64];
+
+	snprintf(cmdline, sizeof(cmdline), "postgres: %s", title);
+	procfs_title_to_type(cmdline, sizeof(cmdline), NULL, out, sizeof(out));
+	ok(strcmp(out, type) == 0, "title \"%s\" is %s (%s)", title, type, out);
+}
+
+static void
+test_title_types(void)
+{
+	/* captured from PostgreSQL 15 with cluster_name = fixture */
+	static const char *const captured[][2] = {
+		{"client-local", "client backend"},
+		{"client-tcp", "client backend"},
+		{"parallel-worker", "parallel worker"},
+		{"walsender", "walsender"},
+		{"logical-replication-launcher", "logical replication launcher"},
+	};
+
+	for (size_t i = 0; i < sizeof(captured) / sizeof(captured[0]); i++)
+	{
+		char		path[64];
+		char		out[64];
+		size_t		len;
+		char	   *buf;
+
+		snprintf(path, sizeof(path), "titles/%s", captured[i][0]);
+		buf = slurp(path, &len);
+		procfs_title_to_type(buf, len, "fixture", out, sizeof(out));
+		ok(strcmp(out, captured[i][1]) == 0, "title %s: %s (%s)", captured[i][0], captured[i][1], out);
+		free(buf);
+	}
+	/* a connection: names may hold spaces; hosts are names or addresses */
+	title_is("alice my db 10.0.0.1(5432) idle", "client backend");
+	title_is("alice postgres db.example.com(40112) idle in transaction", "client backend");
+	title_is("alice postgres [local]", "client backend");
+	title_is("walsender repl 10.0.0.2(40000) streaming 0/3000148", "walsender");
+	title_is("startup recovering 000000010000000000000003", "startup");
+	title_is("autovacuum worker", "autovacuum worker");
+	title_is("logical replication apply worker for subscription 16390", "logical replication apply worker");
+	title_is("io worker 2", "io worker");
+	/* anything else is a background worker's own name, kept whole */
+	title_is("pg_cron launcher", "pg_cron launcher");
+	title_is("checkpointer2", "checkpointer2");
+	title_is("a b host(54x32) idle", "a b host(54x32) idle");
+	title_is("a b (5432) idle", "a b (5432) idle");
+}
+
 static void
 count_line(void *arg, const char *line, size_t len)
 {
@@ -429,6 +482,7 @@ main(int argc, char **argv)
 	test_handmade();
 	test_stat();
 	test_numbers_and_titles();
+	test_title_types();
 	test_lines();
 	test_overhead_methods();
 	test_live();
