@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead import Cluster, HERE, touch_all  # noqa: E402
+from overhead import Cluster, pyplot, result_path, touch_all  # noqa: E402
 
 QUERIES = {
     "pg_procmem_advice": "SELECT * FROM pg_procmem_advice",
@@ -75,13 +75,10 @@ def main():
                      f"| {med[q] / base:.2f}x |")
     lines += ["", f"The advice found: {', '.join(f'{c} ({s})' for c, s in findings)}.", "",
               f"![query times]({a.name}.png)", ""]
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{a.name}.md"), "w") as f:
+    with open(result_path(f"{a.name}.md"), "w") as f:
         f.write("\n".join(lines))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
     names = list(QUERIES)
     ax.barh(names, [med[q] for q in names], color=["#d62728", "#1f77b4", "#7f7f7f", "#9ecae1"])
@@ -91,7 +88,7 @@ def main():
     ax.invert_yaxis()
     ax.set_xlim(0, max(med.values()) * 1.25)
     fig.tight_layout()
-    fig.savefig(os.path.join(HERE, "results", f"{a.name}.png"), dpi=100)
+    fig.savefig(result_path(f"{a.name}.png"), dpi=100)
     print("\n".join(lines))
 
 

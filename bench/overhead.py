@@ -288,8 +288,21 @@ def fmt_kb(b):
     return f"{b / 1024:,.0f}"
 
 
-def write_report(name, results, command):
+def result_path(filename):
+    """bench/results/<filename>, the directory made if missing."""
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    return os.path.join(HERE, "results", filename)
+
+
+def pyplot():
+    """matplotlib.pyplot without a display."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def write_report(name, results, command):
     md = [f"# pg_procmem overhead benchmark: {name}", "",
           f"Reproduce: `{command}` (as root). Machine: {os.cpu_count()} cores, "
           f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 1024**3:.0f} GiB, "
@@ -335,15 +348,13 @@ def write_report(name, results, command):
                       f"| {fmt_kb(f['cgroup_freed']) if 'cgroup_freed' in f else ''} | {err_s} |")
     md += ["", "![accuracy](" + f"{name}-accuracy.png)", "", "![speed](" + f"{name}-speed.png)", "",
            "Raw results:", "", "```json", json.dumps(results, indent=1), "```", ""]
-    with open(os.path.join(HERE, "results", f"{name}.md"), "w") as fh:
+    with open(result_path(f"{name}.md"), "w") as fh:
         fh.write("\n".join(md))
     charts(name, results)
 
 
 def charts(name, results):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     # accuracy: grouped bars per scenario, log scale (RSS dwarfs the rest)
     series = [("ps RSS", "rss"), ("PSS", "pss"), ("Pss_Anon + VmPTE", "pss_anon_pte"),
@@ -368,7 +379,7 @@ def charts(name, results):
     ax.set_title("Memory per connection: what tools report vs what the kernel frees")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(HERE, "results", f"{name}-accuracy.png"), dpi=110)
+    fig.savefig(result_path(f"{name}-accuracy.png"), dpi=110)
 
     speed = [r for r in results if not r["huge_pages"]]
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -383,7 +394,7 @@ def charts(name, results):
     ax.set_title("Cost of one read of every server process (huge_pages=off)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(HERE, "results", f"{name}-speed.png"), dpi=110)
+    fig.savefig(result_path(f"{name}-speed.png"), dpi=110)
 
 
 def main():

@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead import Cluster, HERE, PG_BIN  # noqa: E402
+from overhead import Cluster, PG_BIN, pyplot, result_path  # noqa: E402
 
 
 def pgbench(cl, *args):
@@ -102,13 +102,10 @@ def main():
               "(the commit callback adds one clock read more).",
               "", f"![throughput]({a.name}.png)", "", "```json",
               json.dumps({"pgbench": result, "loop_ns": per_run}, indent=1), "```", ""]
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{a.name}.md"), "w") as f:
+    with open(result_path(f"{a.name}.md"), "w") as f:
         f.write("\n".join(lines))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     names = list(tps)
     for i, label in enumerate(("off", "on")):
@@ -123,7 +120,7 @@ def main():
     ax.set_title("pgbench with and without pg_procmem preloaded")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(HERE, "results", f"{a.name}.png"), dpi=110)
+    fig.savefig(result_path(f"{a.name}.png"), dpi=110)
     print(f"wrote bench/results/{a.name}.md")
 
 

@@ -222,17 +222,11 @@ def set_limit(v):
 def no_swap(limit):
     """No swap for the cgroup inside the block (v2 memory.swap.max; v1
     memory+swap limited to the memory limit)."""
-    for name, value, back in (("memory.swap.max", "0", "max"),
-                              ("memory.memsw.limit_in_bytes", str(limit), "-1")):
+    for name, setting in (("memory.swap.max", "0"), ("memory.memsw.limit_in_bytes", str(limit))):
         path = os.path.join(CGROUP, name)
         if os.path.exists(path):
-            with open(path, "w") as f:
-                f.write(value)
-            try:
+            with written(path, setting):
                 yield
-            finally:
-                with open(path, "w") as f:
-                    f.write(back)
             return
     yield
 
