@@ -42,7 +42,9 @@
 #include "catalog/pg_type.h"
 
 #include "contexts.h"
+#include "members.h"
 #include "rows.h"
+#include "settings.h"
 
 #define TOP_CONTEXTS 3
 #define IDENT_LEN 64
@@ -149,9 +151,16 @@ my_slot(void)
 	return (n >= 0 && n < shared->nslots) ? &shared->slots[n] : NULL;
 }
 
+/*
+ * A write leaves the counter odd until write_end(); inside a critical
+ * section, so that an ERROR between the two (which would leave it odd and
+ * readers retrying forever) is a PANIC instead, as for PostgreSQL's own
+ * st_changecount.
+ */
 static void
 write_begin(ContextSlot *slot)
 {
+	START_CRIT_SECTION();
 	pg_atomic_fetch_add_u32(&slot->changecount, 1);
 	pg_write_barrier();
 }
@@ -161,6 +170,7 @@ write_end(ContextSlot *slot)
 {
 	pg_write_barrier();
 	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	END_CRIT_SECTION();
 }
 
 /* At exit the slot is emptied: a new owner never shows our figures. */
@@ -190,7 +200,7 @@ consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
 	memmove(&top[i + 1], &top[i], (TOP_CONTEXTS - 1 - i) * sizeof(ContextEntry));
 	strlcpy(top[i].name, c->name ? c->name : "", NAMEDATALEN);
 	top[i].ident[0] = '\0';
-	if (c->ident)
+	if (c->ident && procmem_keep_statement_text)
 	{
 		int			slen = strlen(c->ident);
 		/* clipped at a character boundary; never past the string */
@@ -380,6 +390,11 @@ procmem_contexts_available(void)
 	return shared != NULL;
 }
 
+/* Result columns, in every released shape (see rows.h) */
+static const int own_shapes[] = {3};	/* 1.0.0 to 1.2.0 */
+#define CONTEXTS_NCOLS 15
+static const int contexts_shapes[] = {CONTEXTS_NCOLS};	/* 1.0.0 to 1.2.0 */
+
 /*
  * pg_procmem_own_contexts() - the caller's own totals, live, preloaded or
  * not: what pg_backend_memory_contexts sums to, without needing it (it is
@@ -398,7 +413,7 @@ pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(total);
 	values[1] = Int64GetDatum(freebytes);
 	values[2] = Int32GetDatum(count);
-	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(one_row(fcinfo, own_shapes, lengthof(own_shapes), values, nulls));
 }
 
 /* Copies a slot consistently (see the header comment). */
@@ -436,8 +451,6 @@ top_array(const ContextEntry *top, int what)
 										   what == 2 ? TYPALIGN_DOUBLE : TYPALIGN_INT));
 }
 
-#define CONTEXTS_NCOLS 15
-
 /*
  * pg_procmem_backend_contexts(missing_ok) - the published totals of every
  * live process that has published. The caller publishes first, so its own
@@ -452,6 +465,7 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, contexts_shapes, lengthof(contexts_shapes));
 	if (shared == NULL)
 	{
 		if (missing_ok)
@@ -466,7 +480,6 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	for (int i = 0; i < shared->nslots; i++)
 	{
 		ContextSlot s;
-		PGPROC	   *proc;
 		Datum		values[CONTEXTS_NCOLS];
 		bool		nulls[CONTEXTS_NCOLS];
 		int			c = 0;
@@ -475,11 +488,8 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 		read_slot(&shared->slots[i], &s);
 		if (s.pid == 0)
 			continue;
-		/* the live process at this PGPROC, with this pid: nobody else's */
-		proc = BackendPidGetProc(s.pid);
-		if (proc == NULL)
-			proc = AuxiliaryPidGetProc(s.pid);
-		if (proc == NULL || proc != &ProcGlobal->allProcs[i])
+		/* the live process at this slot's PGPROC, with this pid: nobody else's */
+		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
 			continue;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -494,7 +504,11 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 		values[c++] = Int64GetDatum(s.peak_bytes);
 		values[c++] = TimestampTzGetDatum(s.peak_at);
 		values[c++] = top_array(s.top, 0);
-		values[c++] = top_array(s.top, 1);
+		/* statement text kept back: unknown, not empty */
+		if (procmem_keep_statement_text)
+			values[c++] = top_array(s.top, 1);
+		else
+			nulls[c++] = true;
 		values[c++] = top_array(s.top, 2);
 		values[c++] = top_array(s.peak_top, 0);
 		values[c++] = top_array(s.peak_top, 2);

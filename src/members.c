@@ -4,8 +4,9 @@
  */
 #include "compat.h"
 
+#include <signal.h>
+
 #include "storage/proc.h"
-#include "storage/procarray.h"
 #include "utils/guc.h"
 
 #include "members.h"
@@ -79,20 +80,80 @@ procmem_candidates(int *n)
 	return pids;
 }
 
+/*
+ * Whether a PGPROC belongs to a live process: its pid, and the latch the
+ * process owns until it gives the PGPROC back (before PostgreSQL 17 the
+ * pid stays in a PGPROC after its process has exited; the latch does not).
+ * Plain int reads: a stale answer is caught by the identity checks.
+ */
+pid_t
+procmem_pgproc_live_pid(const PGPROC *proc)
+{
+	pid_t		pid = proc->pid;
+
+	return (pid > 0 && proc->procLatch.owner_pid == pid) ? pid : 0;
+}
+
 void
 procmem_members_begin(procmem_members *m)
 {
-	uint64_t	dev, ino;
+	uint32		nprocs = ProcGlobal->allProcCount;
+	uint64_t	dev = 0, ino = 0;
 
 	m->pm_exe_known = procfs_exe_id(PostmasterPid, &dev, &ino) == PROCFS_OK;
 	m->pm_dev = dev;
 	m->pm_ino = ino;
+
+	m->pgproc_pids = palloc(Max(nprocs, 1) * sizeof(pid_t));
+	m->n_pgproc = 0;
+	for (uint32 i = 0; i < nprocs; i++)
+	{
+		pid_t		pid = procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]);
+
+		if (pid > 0)
+			m->pgproc_pids[m->n_pgproc++] = pid;
+	}
+	qsort(m->pgproc_pids, m->n_pgproc, sizeof(pid_t), pid_cmp);
 }
 
-static bool
-has_pgproc(pid_t pid)
+void
+procmem_members_end(procmem_members *m)
 {
-	return BackendPidGetProc(pid) != NULL || AuxiliaryPidGetProc(pid) != NULL;
+	pfree(m->pgproc_pids);
+	m->pgproc_pids = NULL;
+	m->n_pgproc = 0;
+}
+
+bool
+procmem_has_pgproc(const procmem_members *m, pid_t pid)
+{
+	return bsearch(&pid, m->pgproc_pids, m->n_pgproc, sizeof(pid_t), pid_cmp) != NULL;
+}
+
+/* Whether a live process holds a PGPROC with this pid, looked up now. */
+static bool
+pgproc_live_now(pid_t pid)
+{
+	for (uint32 i = 0; i < ProcGlobal->allProcCount; i++)
+		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) == pid)
+			return true;
+	return false;
+}
+
+/*
+ * /proc would not show pid: is it nevertheless a live process of ours? The
+ * postmaster, or a process holding a PGPROC, that exists (kill with signal
+ * 0 sends nothing), still holding its PGPROC afterwards (so that its pid
+ * was not given to another program in between).
+ */
+static bool
+hidden_but_ours(const procmem_members *m, pid_t pid)
+{
+	if (pid != PostmasterPid && !procmem_has_pgproc(m, pid))
+		return false;
+	if (kill(pid, 0) != 0)
+		return false;
+	return pid == PostmasterPid || pgproc_live_now(pid);
 }
 
 procmem_membership
@@ -100,22 +161,25 @@ procmem_member(const procmem_members *m, pid_t pid, procfs_stat *id)
 {
 	uint64_t	dev, ino;
 	bool		pgproc;
+	procfs_result res;
 
 	if (pid <= 0)
 		return MEMBER_NO;
-	if (procmem_read_stat(pid, id) != PROCFS_OK || procfs_stat_dead(id))
+	res = procmem_read_stat(pid, id);
+	if (res != PROCFS_OK)
+		return hidden_but_ours(m, pid) ? MEMBER_HIDDEN : MEMBER_GONE;
+	if (procfs_stat_dead(id))
 		return MEMBER_GONE;
 	if (pid == PostmasterPid)
 		return MEMBER_POSTMASTER;
 	if (id->ppid != PostmasterPid)
 		return MEMBER_NO;
 
-	pgproc = has_pgproc(pid);
+	pgproc = procmem_has_pgproc(m, pid);
 	/* forked, never exec'd: the same executable as the postmaster */
 	if (m->pm_exe_known)
 	{
-		procfs_result res = procfs_exe_id(pid, &dev, &ino);
-
+		res = procfs_exe_id(pid, &dev, &ino);
 		if (res == PROCFS_GONE)
 			return MEMBER_GONE;
 		if (res == PROCFS_OK && (dev != m->pm_dev || ino != m->pm_ino))
@@ -131,7 +195,4 @@ void
 procmem_title_type(const char *cmdline, size_t len, char *out, size_t outsz)
 {
 	procfs_title_to_type(cmdline, len, cluster_name, out, outsz);
-	/* no PostgreSQL title yet: forked, not yet initialized */
-	if (out[0] == '\0')
-		strlcpy(out, "postmaster child", outsz);
 }

@@ -9,6 +9,14 @@
 
 #include "procfs.h"
 
+struct PGPROC;
+
+/*
+ * The pid of the live process a PGPROC belongs to, or 0: a PGPROC keeps
+ * the pid of an exited process before PostgreSQL 17, but not its latch.
+ */
+extern pid_t procmem_pgproc_live_pid(const struct PGPROC *proc);
+
 /* Errors out unless this backend's /proc shows this server's processes. */
 extern void procmem_check_proc_visible(void);
 
@@ -27,7 +35,9 @@ typedef enum procmem_membership
 	MEMBER_GONE,				/* no such live process */
 	MEMBER_POSTMASTER,
 	MEMBER_PGPROC,				/* a child with a PGPROC */
-	MEMBER_CHILD				/* a child without one (logger, ...) */
+	MEMBER_CHILD,				/* a child without one (logger, ...) */
+	MEMBER_HIDDEN				/* the postmaster or a child with a PGPROC,
+								 * alive, whose /proc entry we cannot read */
 } procmem_membership;
 
 /* What membership checks compare with, read once per call. */
@@ -36,15 +46,29 @@ typedef struct procmem_members
 	bool		pm_exe_known;
 	uint64_t	pm_dev;			/* the postmaster's executable */
 	uint64_t	pm_ino;
+	pid_t	   *pgproc_pids;	/* sorted: pids holding a PGPROC now */
+	int			n_pgproc;
 } procmem_members;
 
+/*
+ * Reads what the checks compare with: the postmaster's executable, and the
+ * pids that hold a PGPROC, in one pass over ProcGlobal (a lookup per pid
+ * would scan the proc array once per process).
+ */
 extern void procmem_members_begin(procmem_members *m);
+extern void procmem_members_end(procmem_members *m);
+
+/* Whether pid held a PGPROC when procmem_members_begin() looked. */
+extern bool procmem_has_pgproc(const procmem_members *m, pid_t pid);
 
 /*
  * Whether pid is one of this server's processes now: the postmaster, or a
  * live child of it running the postmaster's executable (or, where that
  * cannot be read, holding a PGPROC). *id gets the identity (start time)
- * to compare once the process has been read.
+ * to compare once the process has been read. A process that is ours by
+ * PostgreSQL's own records (the postmaster, a PGPROC) but whose /proc entry
+ * is hidden from us (hidepid, a non-dumpable process) is MEMBER_HIDDEN:
+ * still a row, with its memory unknown.
  */
 extern procmem_membership procmem_member(const procmem_members *m, pid_t pid,
 										  procfs_stat *id);

@@ -15,6 +15,7 @@
 #include "members.h"
 #include "rows.h"
 #include "sample.h"
+#include "settings.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION);
@@ -25,8 +26,13 @@ PG_MODULE_MAGIC;
 PG_FUNCTION_INFO_V1(pg_procmem_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_process);
 
-/* Columns of pg_procmem_processes() and pg_procmem_process() */
-#define PROCMEM_NCOLS 23
+/*
+ * Columns of pg_procmem_processes() and pg_procmem_process(), in every
+ * released shape (new columns are only ever appended).
+ */
+#define PROCMEM_NCOLS_V1_0 23	/* 1.0.0 to 1.2.0 */
+#define PROCMEM_NCOLS PROCMEM_NCOLS_V1_0
+static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
 
 /* pg_procmem.overhead_method */
 static int	procmem_method_guc = PM_METHOD_AUTO;
@@ -39,6 +45,8 @@ static const struct config_enum_entry method_options[] = {
 
 /* pg_procmem.pagemap_ioctls */
 static bool procmem_pagemap_ioctls = true;
+
+bool		procmem_keep_statement_text = true;
 
 void		_PG_init(void);
 
@@ -59,6 +67,13 @@ _PG_init(void)
 							 "/proc/PID/maps as text and every page of each private mapping.",
 							 &procmem_pagemap_ioctls, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
+							 "Keeps statement text where pg_procmem would show it.",
+							 "The identifiers of the largest memory contexts (a prepared statement's or a "
+							 "cached plan's text, from earlier statements too, literals included). "
+							 "Off: they are neither published nor shown.",
+							 &procmem_keep_statement_text, true,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	procmem_contexts_init();
 	MarkGUCPrefixReserved("pg_procmem");
 }
@@ -101,7 +116,9 @@ unreadable_array(unsigned mask)
 
 /*
  * Reads one member (kind and id from procmem_member()) and appends its row.
- * Returns false, adding nothing, when it is gone or changed meanwhile.
+ * Returns false, adding nothing, when it is gone or changed meanwhile. A
+ * member /proc hides is a row all the same: who it is comes from
+ * PostgreSQL, its memory is NULL, and unreadable names the files.
  */
 static bool
 emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
@@ -117,18 +134,24 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
 	const char *method;
 	int			i = 0;
 
-	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
-		return false;
-	o.want_cmdline = (kind == MEMBER_CHILD);
-	/* the membership check's stat is the identity the sample keeps to */
-	if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid, id, &o, &s) != SAMPLE_OK)
+	if (kind == MEMBER_HIDDEN)
+		procmem_sample_hidden(&o, &s);
+	else if (kind == MEMBER_POSTMASTER || kind == MEMBER_PGPROC || kind == MEMBER_CHILD)
+	{
+		o.want_cmdline = (kind == MEMBER_CHILD);
+		/* the membership check's stat is the identity the sample keeps to */
+		if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
+								id, &o, &s) != SAMPLE_OK)
+			return false;
+	}
+	else
 		return false;
 
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = Int32GetDatum((int32) pid);
-	if (kind == MEMBER_POSTMASTER)
+	if (pid == PostmasterPid)
 		values[i++] = CStringGetTextDatum("postmaster");
-	else if (kind == MEMBER_PGPROC)
+	else if (kind != MEMBER_CHILD)
 		nulls[i++] = true;		/* pg_stat_activity has its type */
 	else
 	{
@@ -165,6 +188,7 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
 		nulls[i++] = true;
 	Assert(i == PROCMEM_NCOLS);
 
+	/* an older definition has fewer columns: the tuple takes the first */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return true;
 }
@@ -188,6 +212,7 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
 
@@ -205,6 +230,7 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
 		 n, skipped);
+	procmem_members_end(&m);
 	pfree(pids);
 	return (Datum) 0;
 }
@@ -227,6 +253,7 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
 
@@ -237,5 +264,6 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
 
 	emit_process(rsinfo, pid, kind, &id, &opt);
+	procmem_members_end(&m);
 	return (Datum) 0;
 }

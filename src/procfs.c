@@ -421,9 +421,23 @@ is_connection_title(const char *t)
 	return 0;
 }
 
+/*
+ * Only ever a fixed string: a known type's name, "client backend", or
+ * PROCFS_UNKNOWN_CHILD. Never the title's own text: a title cut short (a
+ * postmaster started with a short command line and no environment, a long
+ * cluster_name) loses its address word, and what is left is a user's and a
+ * database's name.
+ */
 static const char *
 title_backend_type(const char *t)
 {
+	static const char walsender[] = "walsender ";
+
+	/* a walsender's title has a connection's words after its name */
+	if (strncmp(t, walsender, sizeof(walsender) - 1) == 0)
+		return "walsender";
+	if (is_connection_title(t))
+		return "client backend";
 	for (size_t i = 0; i < sizeof(title_types) / sizeof(title_types[0]); i++)
 	{
 		size_t		n = strlen(title_types[i]);
@@ -431,7 +445,7 @@ title_backend_type(const char *t)
 		if (strncmp(t, title_types[i], n) == 0 && (t[n] == '\0' || t[n] == ' '))
 			return title_types[i];
 	}
-	return is_connection_title(t) ? "client backend" : t;
+	return PROCFS_UNKNOWN_CHILD;
 }
 
 void
@@ -446,7 +460,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 
 	if (outsz == 0)
 		return;
-	out[0] = '\0';
+	snprintf(out, outsz, "%s", PROCFS_UNKNOWN_CHILD);
 	/* argv strings are NUL-separated; the ps display pads with NULs */
 	for (size_t i = 0; i < n; i++)
 		title[i] = (cmdline[i] == '\0' || cmdline[i] == '\n') ? ' ' : cmdline[i];
@@ -455,7 +469,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	title[n] = '\0';
 
 	if (strncmp(t, prefix, sizeof(prefix) - 1) != 0)
-		return;
+		return;					/* forked, no PostgreSQL title yet */
 	t += sizeof(prefix) - 1;
 	if (cl > 0 && strncmp(t, cluster_name, cl) == 0 && t[cl] == ':' && t[cl + 1] == ' ')
 		t += cl + 2;

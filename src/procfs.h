@@ -133,11 +133,13 @@ extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
 /*
  * Turns a process title read from /proc/<pid>/cmdline ("postgres: [cluster:]
  * logger") into a backend type ("logger"): a known type's name, "client
- * backend" for a connection's title, else the title itself (a background
- * worker's name). cluster_name may be NULL or "". Writes "" when the title is
- * not a PostgreSQL one (e.g. a child that was just forked and still carries
- * the postmaster's command line).
+ * backend" for a connection's title, else PROCFS_UNKNOWN_CHILD (a title cut
+ * short, a background worker's own name, or a child that was just forked
+ * and still carries the postmaster's command line). Never text of the title
+ * itself: it can hold user and database names. cluster_name may be NULL.
  */
+#define PROCFS_UNKNOWN_CHILD "postmaster child"
+
 extern void procfs_title_to_type(const char *cmdline, size_t len,
 								 const char *cluster_name,
 								 char *out, size_t outsz);

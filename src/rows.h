@@ -37,14 +37,36 @@ put_text(Datum *values, bool *nulls, int i, const char *s)
 	values[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(s);
 }
 
-/* The one-row result of a function with OUT parameters. */
+/*
+ * Versioned result shapes. The newest library serves the SQL definitions of
+ * every released version of the extension, and a version only ever appends
+ * columns: a C function fills all of its newest columns, and the tuple it
+ * forms takes the first natts, as many as the definition it was called
+ * through declares. shapes lists every column count a released definition
+ * has; any other is an ERROR rather than a misread tuple.
+ */
+static inline void
+check_result_shape(TupleDesc tupdesc, const int *shapes, int nshapes)
+{
+	for (int i = 0; i < nshapes; i++)
+		if (tupdesc->natts == shapes[i])
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("pg_procmem function called with %d result columns, which no version of pg_procmem declares",
+					tupdesc->natts),
+			 errhint("Run ALTER EXTENSION pg_procmem UPDATE, or install the library that matches the SQL objects.")));
+}
+
+/* The one-row result of a function with OUT parameters, of a known shape. */
 static inline Datum
-one_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+one_row(FunctionCallInfo fcinfo, const int *shapes, int nshapes, Datum *values, bool *nulls)
 {
 	TupleDesc	tupdesc;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	check_result_shape(tupdesc, shapes, nshapes);
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }
 

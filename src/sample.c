@@ -14,6 +14,7 @@ static const char *const file_names[PM_NFILES] = {
 	[PM_FILE_PAGEMAP] = "pagemap",
 	[PM_FILE_OOM_SCORE] = "oom_score",
 	[PM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
+	[PM_FILE_STAT] = "stat",
 };
 
 const char *
@@ -134,6 +135,31 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 	return v;
 }
 
+/* Every figure missing, as procmem_sample_read() starts. */
+static void
+sample_init(procmem_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	procfs_status_init(&s->status);
+	procfs_smaps_init(&s->smaps);
+	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
+	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
+	s->overhead = PROCFS_MISSING;
+	s->overhead_method = PM_METHOD_AUTO;
+}
+
+void
+procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
+{
+	sample_init(s);
+	s->unreadable = (1u << PM_FILE_STAT) | (1u << PM_FILE_STATUS) |
+		(1u << PM_FILE_OOM_SCORE) | (1u << PM_FILE_OOM_SCORE_ADJ);
+	if (opt->method != PM_METHOD_RSS_ANON)
+		s->unreadable |= 1u << PM_FILE_PAGEMAP;
+	if (opt->want_pss)
+		s->unreadable |= 1u << PM_FILE_SMAPS_ROLLUP;
+}
+
 procmem_sample_result
 procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identity,
 					const procmem_options *opt, procmem_sample *s)
@@ -141,10 +167,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	procfs_stat after;
 	procfs_result res;
 
-	memset(s, 0, sizeof(*s));
-	procfs_status_init(&s->status);
-	procfs_smaps_init(&s->smaps);
-	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
+	sample_init(s);
 	if (identity)
 		s->stat = *identity;
 	else if (procmem_read_stat(pid, &s->stat) != PROCFS_OK)

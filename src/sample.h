@@ -23,6 +23,7 @@ typedef enum procmem_file
 	PM_FILE_PAGEMAP,
 	PM_FILE_OOM_SCORE,
 	PM_FILE_OOM_SCORE_ADJ,
+	PM_FILE_STAT,				/* unreadable only when /proc hides the process */
 	PM_NFILES
 } procmem_file;
 
@@ -74,6 +75,13 @@ extern procmem_sample_result procmem_sample_read(pid_t pid, int64_t expected_ppi
 												 const procfs_stat *identity,
 												 const procmem_options *opt,
 												 procmem_sample *s);
+
+/*
+ * The sample of a process /proc hides from us (procmem_member() said it is
+ * ours): every figure missing, and every file the same options would have
+ * read marked unreadable.
+ */
+extern void procmem_sample_hidden(const procmem_options *opt, procmem_sample *s);
 
 /*
  * What the process costs beyond shared memory: by the pagemap method its

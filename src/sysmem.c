@@ -418,8 +418,7 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 			int64_t		u = read_limit(dir, usage_file);
 			sysmem_cgmem level;
 
-			for (size_t i = 0; i < sizeof(level) / sizeof(int64_t); i++)
-				((int64_t *) &level)[i] = PROCFS_MISSING;
+			sysmem_cgmem_init(&level);
 			read_keyed(dir, "memory.stat", stat_fields, nstat, &level);
 			if (*limit < 0 || l < *limit)
 				*limit = l;
@@ -450,13 +449,19 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 }
 
 void
+sysmem_cgmem_init(sysmem_cgmem *m)
+{
+#define SYSMEM_CGMEM_MISSING(name) m->name = PROCFS_MISSING;
+	SYSMEM_CGMEM_FIELDS(SYSMEM_CGMEM_MISSING)
+#undef SYSMEM_CGMEM_MISSING
+}
+
+void
 sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 {
-	int64_t    *all = (int64_t *) m;
 	int64_t		walked_limit;
 
-	for (size_t i = 0; i < sizeof(*m) / sizeof(int64_t); i++)
-		all[i] = PROCFS_MISSING;
+	sysmem_cgmem_init(m);
 	if (cg->version == 2)
 	{
 		m->usage = read_limit(cg->dir, "memory.current");
@@ -650,8 +655,132 @@ sysmem_resident(void *addr, size_t len)
 	return resident;
 }
 
+/* A fixed pseudo-random number for stratum i (splitmix64's finalizer). */
+static uint64_t
+stratum_hash(uint64_t i)
+{
+	uint64_t	z = i + UINT64_C(0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+int64_t
+sysmem_resident_estimate(void *addr, size_t len, int *exact)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	uintptr_t	start;
+	size_t		pages, run;
+	double		resident = 0;
+
+	*exact = 1;
+	if (ps <= 0 || addr == NULL)
+		return PROCFS_MISSING;
+	start = (uintptr_t) addr & ~((uintptr_t) ps - 1);
+	pages = ((uintptr_t) addr + len - start + (size_t) ps - 1) / (size_t) ps;
+	if (pages <= SYSMEM_RESIDENT_PAGES)
+		return sysmem_resident((void *) start, pages * (size_t) ps);
+
+	*exact = 0;
+	run = SYSMEM_RESIDENT_PAGES / SYSMEM_RESIDENT_STRATA;
+	for (size_t i = 0; i < SYSMEM_RESIDENT_STRATA; i++)
+	{
+		/* pages < 2^52: the products fit */
+		size_t		lo = (size_t) ((uint64_t) pages * i / SYSMEM_RESIDENT_STRATA);
+		size_t		hi = (size_t) ((uint64_t) pages * (i + 1) / SYSMEM_RESIDENT_STRATA);
+		size_t		at = lo + (size_t) (stratum_hash(i) % (hi - lo - run + 1));
+		int64_t		r = sysmem_resident((void *) (start + at * (size_t) ps), run * (size_t) ps);
+
+		if (r < 0)
+			return PROCFS_MISSING;
+		resident += (double) r * (double) (hi - lo) / (double) run;
+	}
+	return (int64_t) resident;
+}
+
+void
+sysmem_inodes_free(sysmem_inodes *set)
+{
+	free(set->ino);
+	memset(set, 0, sizeof(*set));
+}
+
+static int
+add_inode(sysmem_inodes *set, uint64_t ino)
+{
+	if (set->n == set->cap)
+	{
+		int			cap = set->cap ? set->cap * 2 : 64;
+		uint64_t   *grown = realloc(set->ino, (size_t) cap * sizeof(uint64_t));
+
+		if (grown == NULL)
+			return -1;
+		set->ino = grown;
+		set->cap = cap;
+	}
+	set->ino[set->n++] = ino;
+	set->sorted = 0;
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+has_inode(sysmem_inodes *set, uint64_t ino)
+{
+	if (!set->sorted)
+	{
+		qsort(set->ino, (size_t) set->n, sizeof(uint64_t), cmp_u64);
+		set->sorted = 1;
+	}
+	return set->n > 0 &&
+		bsearch(&ino, set->ino, (size_t) set->n, sizeof(uint64_t), cmp_u64) != NULL;
+}
+
+typedef struct mapped_search
+{
+	const char *prefix;
+	size_t		plen;
+	sysmem_inodes *set;
+	int			failed;
+} mapped_search;
+
+/* "start-end perms offset dev inode   path": the path is the first '/' after the inode */
+static void
+mapped_line(void *arg, const char *line, size_t len)
+{
+	mapped_search *m = arg;
+	procfs_vma	vma;
+	const char *path = memchr(line, '/', len);
+
+	if (path == NULL || (size_t) (line + len - path) < m->plen ||
+		memcmp(path, m->prefix, m->plen) != 0 ||
+		procfs_parse_maps_line(line, len, &vma) != 0 || vma.inode == 0)
+		return;
+	if (add_inode(m->set, vma.inode) != 0)
+		m->failed = 1;
+}
+
+procfs_result
+sysmem_mapped_inodes(pid_t pid, const char *path_prefix, sysmem_inodes *set)
+{
+	mapped_search m = {path_prefix, strlen(path_prefix), set, 0};
+	procfs_result res = procfs_read_lines(pid, "maps", mapped_line, &m);
+
+	return (res == PROCFS_OK && m.failed) ? PROCFS_UNREADABLE : res;
+}
+
 int
-sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid, int64_t *count, int64_t *bytes)
+sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid, sysmem_inodes *only,
+				 int64_t *count, int64_t *bytes)
 {
 	DIR		   *d = opendir(dir);
 	struct dirent *de;
@@ -670,6 +799,8 @@ sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid, int64_t *count,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (stat(path, &st) != 0 || st.st_uid != uid || !S_ISREG(st.st_mode))
+			continue;
+		if (only && !has_inode(only, (uint64_t) st.st_ino))
 			continue;
 		(*count)++;
 		*bytes += (int64_t) st.st_blocks * 512;

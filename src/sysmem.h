@@ -55,30 +55,41 @@ extern int	sysmem_parse_cgroup(const char *cgroup, size_t clen,
 								sysmem_cgroup *cg);
 extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
 
-/* A cgroup's memory figures (bytes; oom, oom_kill, failcnt are counts) */
+/*
+ * A cgroup's memory figures (bytes; oom, oom_kill, failcnt are counts).
+ * Listed once, so that the struct is int64_t members only by construction
+ * and sysmem_cgmem_init() sets each of them.
+ */
+#define SYSMEM_CGMEM_FIELDS(X) \
+	X(usage)			/* v2 memory.current, v1 memory.usage_in_bytes */ \
+	X(limit)			/* memory.max / memory.limit_in_bytes; no limit: -1 */ \
+	X(effective_limit)	/* the smallest limit of it and its ancestors */ \
+	X(room)				/* the least, over it and its ancestors with a limit, \
+						 * of limit - (usage - page cache) */ \
+	X(high)				/* v2 memory.high */ \
+	X(swap_usage)		/* v2 memory.swap.current */ \
+	X(anon)				/* memory.stat anon (v1: total_rss) */ \
+	X(file)				/* memory.stat file (v1: total_cache), shmem included */ \
+	X(shmem)			/* memory.stat shmem (v1: total_shmem) */ \
+	X(pagetables)		/* v2 memory.stat */ \
+	X(kernel_stack)		/* v2 memory.stat */ \
+	X(kernel)			/* v2 memory.stat kernel, v1 memory.kmem.usage_in_bytes */ \
+	X(sock)				/* v2 memory.stat */ \
+	X(oom)				/* v2 memory.events oom */ \
+	X(oom_kill)			/* memory.events oom_kill / v1 memory.oom_control */ \
+	X(failcnt)			/* v1 memory.failcnt */ \
+	X(tight_limit)		/* the level whose room is the smallest share of its \
+						 * limit: that limit */ \
+	X(tight_room)		/* and that level's room */
+
+#define SYSMEM_CGMEM_MEMBER(name) int64_t name;
 typedef struct sysmem_cgmem
 {
-	int64_t		usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
-	int64_t		limit;			/* memory.max / memory.limit_in_bytes; no limit: -1 */
-	int64_t		effective_limit;	/* the smallest limit of it and its ancestors */
-	int64_t		room;			/* the least, over it and its ancestors with a
-								 * limit, of limit - (usage - page cache) */
-	int64_t		high;			/* v2 memory.high */
-	int64_t		swap_usage;		/* v2 memory.swap.current */
-	int64_t		anon;			/* memory.stat anon (v1: total_rss) */
-	int64_t		file;			/* memory.stat file (v1: total_cache), shmem included */
-	int64_t		shmem;			/* memory.stat shmem (v1: total_shmem) */
-	int64_t		pagetables;		/* v2 memory.stat */
-	int64_t		kernel_stack;	/* v2 memory.stat */
-	int64_t		kernel;			/* v2 memory.stat kernel, v1 memory.kmem.usage_in_bytes */
-	int64_t		sock;			/* v2 memory.stat */
-	int64_t		oom;			/* v2 memory.events oom */
-	int64_t		oom_kill;		/* memory.events oom_kill / v1 memory.oom_control */
-	int64_t		failcnt;		/* v1 memory.failcnt */
-	int64_t		tight_limit;	/* the level whose room is the smallest share of
-								 * its limit: that limit */
-	int64_t		tight_room;		/* and that level's room */
+	SYSMEM_CGMEM_FIELDS(SYSMEM_CGMEM_MEMBER)
 } sysmem_cgmem;
+
+/* Every figure PROCFS_MISSING. */
+extern void sysmem_cgmem_init(sysmem_cgmem *m);
 
 extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
 
@@ -111,8 +122,44 @@ extern int	sysmem_self_mapping(const void *addr, uint64_t *start, uint64_t *end,
 /* Bytes of [addr, addr+len) resident in memory (mincore), or negative. */
 extern int64_t sysmem_resident(void *addr, size_t len);
 
-/* Files in dir whose names start with prefix and that uid owns: count, bytes allocated. */
+/*
+ * The same at a cost that does not grow with len: exact (*exact = 1) up to
+ * SYSMEM_RESIDENT_PAGES pages; above, the range is cut into
+ * SYSMEM_RESIDENT_STRATA equal strata and one run of consecutive pages at a
+ * fixed pseudo-random place in each is read, its resident share standing
+ * for its stratum's. A stratum wholly resident or wholly not is exact, so
+ * the error comes from the strata where touched and untouched memory meet
+ * (at most one stratum, len / SYSMEM_RESIDENT_STRATA, per such boundary);
+ * for pages touched here and there it is a sampling error, about
+ * 0.3% of len at most (one standard deviation).
+ */
+#define SYSMEM_RESIDENT_PAGES	32768
+#define SYSMEM_RESIDENT_STRATA	256
+extern int64_t sysmem_resident_estimate(void *addr, size_t len, int *exact);
+
+/* A growing set of inode numbers (malloc'd; sysmem_inodes_free). */
+typedef struct sysmem_inodes
+{
+	uint64_t   *ino;
+	int			n;
+	int			cap;
+	int			sorted;
+} sysmem_inodes;
+
+extern void sysmem_inodes_free(sysmem_inodes *set);
+
+/*
+ * Adds to set the inode of every mapping of pid whose path starts with
+ * path_prefix (e.g. "/dev/shm/PostgreSQL."), from /proc/<pid>/maps.
+ */
+extern procfs_result sysmem_mapped_inodes(pid_t pid, const char *path_prefix,
+										  sysmem_inodes *set);
+
+/*
+ * Files in dir whose names start with prefix and that uid owns (and, when
+ * only is not NULL, whose inode is in it): count, bytes allocated.
+ */
 extern int	sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid,
-							 int64_t *count, int64_t *bytes);
+							 sysmem_inodes *only, int64_t *count, int64_t *bytes);
 
 #endif							/* PROCMEM_SYSMEM_H */

@@ -13,6 +13,7 @@
 #include "storage/proc.h"
 #include "utils/builtins.h"
 
+#include "members.h"
 #include "rows.h"
 #include "sysmem.h"
 
@@ -20,9 +21,15 @@ PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
 PG_FUNCTION_INFO_V1(pg_procmem_machine_info);
 
+/* Result columns, in every released shape (see rows.h) */
 #define SYSTEM_NCOLS 37
-#define SHMEM_NCOLS 6
+static const int system_shapes[] = {SYSTEM_NCOLS};	/* 1.0.0 to 1.2.0 */
+#define SHMEM_NCOLS_V1_0 6		/* 1.0.0, 1.1.0 */
+#define SHMEM_NCOLS_V1_2 7		/* + main_segment_resident_exact */
+#define SHMEM_NCOLS SHMEM_NCOLS_V1_2
+static const int shmem_shapes[] = {SHMEM_NCOLS_V1_0, SHMEM_NCOLS_V1_2};
 #define MACHINE_NCOLS 12
+static const int machine_shapes[] = {MACHINE_NCOLS};	/* 1.1.0, 1.2.0 */
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -106,22 +113,69 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, cm.oom_kill);
 	put_int8(values, nulls, i++, cm.failcnt);
 	Assert(i == SYSTEM_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(one_row(fcinfo, system_shapes, lengthof(system_shapes), values, nulls));
 }
 
 /*
- * pg_procmem_shared_memory() - one row: the main shared memory segment (its
- * size, and how much of it is resident, whoever touched it), the dynamic
- * shared memory segments in /dev/shm, and the postmaster's VmPeak.
+ * The DSM segments this server's processes map: the inodes of their
+ * /dev/shm/PostgreSQL.* mappings, then those files. Another cluster run by
+ * the same OS user has files of the same names there, which must not
+ * count. Returns false when some process's mappings could not be read.
+ */
+static bool
+posix_dsm_usage(int64 *count, int64 *bytes)
+{
+	procmem_members m;
+	sysmem_inodes inodes = {0};
+	pid_t	   *pids;
+	int			n;
+	bool		known = true;
+
+	procmem_members_begin(&m);
+	pids = procmem_candidates(&n);
+	for (int i = 0; i < n && known; i++)
+	{
+		procfs_stat id;
+		procmem_membership kind;
+		procfs_result res;
+
+		CHECK_FOR_INTERRUPTS();
+		kind = procmem_member(&m, pids[i], &id);
+		if (kind == MEMBER_HIDDEN)
+			known = false;
+		if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+			continue;
+		res = sysmem_mapped_inodes(pids[i], "/dev/shm/PostgreSQL.", &inodes);
+		if (res == PROCFS_UNREADABLE)
+			known = false;		/* a segment only it maps would be missed */
+	}
+	procmem_members_end(&m);
+	pfree(pids);
+	known = known && sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &inodes,
+									  count, bytes) == 0;
+	sysmem_inodes_free(&inodes);
+	return known;
+}
+
+/*
+ * pg_procmem_shared_memory(with_usage) - one row: the main shared memory
+ * segment (its size, and how much of it is resident, whoever touched it),
+ * the dynamic shared memory segments, and the postmaster's VmPeak. Without
+ * with_usage (the huge pages view needs neither) the resident and DSM
+ * figures are NULL and cost nothing; the 1.0.0 definition has no argument.
  */
 Datum
 pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 {
+	bool		with_usage = PG_NARGS() > 0 ? PG_GETARG_BOOL(0) : true;
 	Datum		values[SHMEM_NCOLS];
 	bool		nulls[SHMEM_NCOLS];
 	uint64		start, end;
 	int			hugetlb;
-	int64		dsm_count, dsm_bytes;
+	int			exact = 0;
+	int64		resident = -1;
+	int64		dsm_count = 0, dsm_bytes = 0;
+	bool		dsm_known = false;
 	procfs_status st;
 	int			i = 0;
 
@@ -129,13 +183,16 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	/* ProcGlobal lives in the main segment: its mapping is the segment */
 	if (sysmem_self_mapping(ProcGlobal, &start, &end, &hugetlb) == 0)
 	{
-		int64		resident;
-
 		/* hugetlb pages are reserved whole at start: all of it is taken */
-		resident = hugetlb ? (int64) (end - start) :
-			sysmem_resident((void *) (uintptr_t) start, end - start);
+		if (hugetlb)
+		{
+			resident = (int64) (end - start);
+			exact = 1;
+		}
+		else if (with_usage)
+			resident = sysmem_resident_estimate((void *) (uintptr_t) start, end - start, &exact);
 		put_int8(values, nulls, i++, (int64) (end - start));
-		put_int8(values, nulls, i++, resident);
+		put_int8(values, nulls, i++, with_usage ? resident : -1);
 		values[i++] = BoolGetDatum(hugetlb != 0);
 	}
 	else
@@ -144,8 +201,13 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	if (dynamic_shared_memory_type == DSM_IMPL_POSIX &&
-		sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &dsm_count, &dsm_bytes) == 0)
+	if (with_usage && dynamic_shared_memory_type == DSM_IMPL_POSIX)
+		dsm_known = posix_dsm_usage(&dsm_count, &dsm_bytes);
+	else if (with_usage && dynamic_shared_memory_type == DSM_IMPL_MMAP)
+		/* files in this data directory's pg_dynshmem: ours alone */
+		dsm_known = sysmem_dir_usage(PG_DYNSHMEM_DIR, PG_DYNSHMEM_MMAP_FILE_PREFIX, geteuid(),
+									 NULL, &dsm_count, &dsm_bytes) == 0;
+	if (dsm_known)
 	{
 		values[i++] = Int32GetDatum((int32) Min(dsm_count, PG_INT32_MAX));
 		put_int8(values, nulls, i++, dsm_bytes);
@@ -158,8 +220,10 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	procfs_status_init(&st);
 	(void) procfs_read_lines(PostmasterPid, "status", procfs_status_line, &st);
 	put_int8(values, nulls, i++, st.vm_peak);
+	values[i] = BoolGetDatum(exact != 0);
+	nulls[i++] = resident < 0 || !with_usage;
 	Assert(i == SHMEM_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(one_row(fcinfo, shmem_shapes, lengthof(shmem_shapes), values, nulls));
 }
 
 /* CPUs this process may run on (its affinity mask), else the online ones. */
@@ -225,5 +289,5 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, cm.tight_limit);
 	put_int8(values, nulls, i++, cm.tight_room);
 	Assert(i == MACHINE_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(one_row(fcinfo, machine_shapes, lengthof(machine_shapes), values, nulls));
 }

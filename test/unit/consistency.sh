@@ -16,11 +16,19 @@ check "META.json names the install script of $v" '[ "$(echo $meta | cut -d" " -f
 check "META.json names an install script that exists" '[ -f "$(echo $meta | cut -d" " -f3)" ]'
 check "the install script for $v exists" '[ -f "pg_procmem--$v.sql" ]'
 check "README names version $v" 'grep -q "version $v" README.md'
-# every object the install script creates is described in README
-for obj in $(grep -oE '^CREATE (FUNCTION|VIEW) [a-z_]+' pg_procmem--*.sql | awk '{print $3}' | sort -u); do
-	check "README documents $obj" 'grep -qE "\`$obj[\`( ]" README.md'
+# every object an install script creates is described in README or docs/
+docs="README.md $(ls docs/*.md 2>/dev/null)"
+for obj in $(grep -ohE '^CREATE (FUNCTION|VIEW) [a-z_]+' pg_procmem--*.sql | awk '{print $3}' | sort -u); do
+	# shellcheck disable=SC2086
+	check "README or docs/ documents $obj" 'grep -qE "\`$obj[\`( ]" $docs'
 done
-check "no CREATE OR REPLACE in install scripts" '! grep -qi "create or replace" pg_procmem--*.sql'
+# a full install script creates everything afresh; upgrade scripts replace
+# objects with DROP and CREATE (or CREATE OR REPLACE where that suffices)
+full=$(ls pg_procmem--*.sql | grep -vE -- '--[0-9.]+--[0-9.]+\.sql$')
+# shellcheck disable=SC2086
+check "no CREATE OR REPLACE in full install scripts" '! grep -qi "create or replace" $full'
+# a change never goes unannounced: the newest version is what upgrades lead to
+check "an upgrade script leads to $v" '[ -n "$(ls pg_procmem--*--"$v".sql 2>/dev/null)" ]'
 # a released script is never edited: changes go into pg_procmem--A--B.sql
 while read -r sum file; do
 	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'

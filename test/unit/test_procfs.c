@@ -262,12 +262,14 @@ test_numbers_and_titles(void)
 	procfs_title_to_type(buf, len, "fixture", out, sizeof(out));
 	ok(strcmp(out, "logger") == 0, "title: cluster_name prefix and NUL padding removed (%s)", out);
 	procfs_title_to_type(buf, len, "", out, sizeof(out));
-	ok(strcmp(out, "fixture: logger") == 0, "title: without cluster_name (%s)", out);
+	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
+	   "title: an unknown cluster_name prefix is not taken for a type (%s)", out);
 	procfs_title_to_type(buf, len, "fixture", out, 4);
 	ok(strcmp(out, "log") == 0, "title: cut to the output size");
 	free(buf);
 	procfs_title_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, out, sizeof(out));
-	ok(out[0] == '\0', "title: a child still carrying the postmaster's command line");
+	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
+	   "title: a child still carrying the postmaster's command line (%s)", out);
 }
 
 /* a title as the kernel shows it: NUL-padded, no cluster_name */
@@ -316,11 +318,32 @@ test_title_types(void)
 	title_is("autovacuum worker", "autovacuum worker");
 	title_is("logical replication apply worker for subscription 16390", "logical replication apply worker");
 	title_is("io worker 2", "io worker");
-	/* anything else is a background worker's own name, kept whole */
-	title_is("pg_cron launcher", "pg_cron launcher");
-	title_is("checkpointer2", "checkpointer2");
-	title_is("a b host(54x32) idle", "a b host(54x32) idle");
-	title_is("a b (5432) idle", "a b (5432) idle");
+	/* a connection whose user is named like a type is still a connection */
+	title_is("checkpointer postgres [local] idle", "client backend");
+	/* anything else is one fixed word, never the title's own text */
+	title_is("pg_cron launcher", PROCFS_UNKNOWN_CHILD);
+	title_is("checkpointer2", PROCFS_UNKNOWN_CHILD);
+	title_is("a b host(54x32) idle", PROCFS_UNKNOWN_CHILD);
+	title_is("a b (5432) idle", PROCFS_UNKNOWN_CHILD);
+	/*
+	 * Titles cut short: a postmaster started with a short command line and
+	 * an empty environment has only that much room for its children's
+	 * titles, so a connection's address word (and more) is lost.
+	 */
+	title_is("app_user_with_a_long_name", PROCFS_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales", PROCFS_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales [loc", PROCFS_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales 10.0.0.7(5", PROCFS_UNKNOWN_CHILD);
+	title_is("a_cluster_name_long_enough_to_cut: app_user sal", PROCFS_UNKNOWN_CHILD);
+	{
+		/* longer than the 256 bytes read: the address lies beyond */
+		char		cmdline[600];
+		char		out[64];
+		int			n = snprintf(cmdline, sizeof(cmdline), "postgres: %0300d sales [local] idle", 7);
+
+		procfs_title_to_type(cmdline, (size_t) n, NULL, out, sizeof(out));
+		ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title: past the bytes read (%s)", out);
+	}
 }
 
 static void

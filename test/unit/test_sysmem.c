@@ -7,6 +7,8 @@
  * host, a v2 container and a v2 subtree mount, and directory trees of
  * cgroup files, some incomplete, for the readers.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -202,12 +204,131 @@ test_small_files(void)
 		/* owned by whoever checked the tree out, not necessarily by us */
 		snprintf(path, sizeof(path), "%s/linux-6.18-meminfo", fixtures);
 		stat(path, &st);
-		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid, &count, &bytes) == 0 &&
+		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid, NULL, &count, &bytes) == 0 &&
 		   count == 1 && bytes > 0, "dir usage: files by prefix and owner");
-		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid + 1, &count, &bytes) == 0 &&
+		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid + 1, NULL, &count, &bytes) == 0 &&
 		   count == 0, "dir usage: another owner's files are not counted");
 	}
-	ok(sysmem_dir_usage("/no/such/dir", "x", 0, &count, &bytes) != 0, "dir usage: no dir");
+	ok(sysmem_dir_usage("/no/such/dir", "x", 0, NULL, &count, &bytes) != 0, "dir usage: no dir");
+}
+
+/*
+ * Files in a directory that this process maps count; files of the same
+ * name pattern nobody here maps (another cluster's DSM segments) don't.
+ */
+static void
+test_mapped_files(void)
+{
+	char		dir[] = "/tmp/procmem-unit-XXXXXX";
+	char		mine[1100], theirs[1100], prefix[1100];
+	long		ps = sysconf(_SC_PAGESIZE);
+	sysmem_inodes inodes = {0};
+	int64_t		count = -1, bytes = -1;
+	procfs_result res;
+	int			rc;
+	int			fd;
+	void	   *p = MAP_FAILED;
+
+	if (mkdtemp(dir) == NULL)
+	{
+		ok(0, "mapped files: a temporary directory");
+		return;
+	}
+	snprintf(mine, sizeof(mine), "%s/PostgreSQL.1", dir);
+	snprintf(theirs, sizeof(theirs), "%s/PostgreSQL.2", dir);
+	snprintf(prefix, sizeof(prefix), "%s/PostgreSQL.", dir);
+	fd = open(theirs, O_CREAT | O_RDWR, 0600);
+	if (fd >= 0)
+	{
+		ftruncate(fd, 8 * ps);
+		close(fd);
+	}
+	fd = open(mine, O_CREAT | O_RDWR, 0600);
+	if (fd >= 0 && ftruncate(fd, 4 * ps) == 0)
+		p = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (p != MAP_FAILED)
+		memset(p, 1, 4 * ps);
+	res = p != MAP_FAILED ? sysmem_mapped_inodes(0, prefix, &inodes) : PROCFS_UNREADABLE;
+	ok(res == PROCFS_OK && inodes.n == 1,
+	   "mapped files: this process's one mapping of the pattern is found (%d)", inodes.n);
+	rc = sysmem_dir_usage(dir, "PostgreSQL.", geteuid(), &inodes, &count, &bytes);
+	ok(rc == 0 && count == 1 && bytes >= 4 * ps,
+	   "mapped files: only the mapped file counts (%lld files)", (long long) count);
+	ok(sysmem_dir_usage(dir, "PostgreSQL.", geteuid(), NULL, &count, &bytes) == 0 && count == 2,
+	   "mapped files: without the filter both count");
+	sysmem_inodes_free(&inodes);
+	ok(sysmem_mapped_inodes(999999999, prefix, &inodes) == PROCFS_GONE && inodes.n == 0,
+	   "mapped files: no such process");
+	if (p != MAP_FAILED)
+		munmap(p, 4 * ps);
+	unlink(mine);
+	unlink(theirs);
+	rmdir(dir);
+}
+
+/*
+ * The residency estimate against the exact count on a large shared
+ * anonymous mapping: exact up to SYSMEM_RESIDENT_PAGES, then within its
+ * stated error for a touched prefix (one boundary: one stratum), touched
+ * blocks scattered at random (a sampling error) and nothing touched.
+ */
+static void
+test_resident_estimate(void)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	size_t		pages = 8 * SYSMEM_RESIDENT_PAGES;	/* 1 GB of 4 kB pages */
+	size_t		len = pages * (size_t) ps;
+	size_t		stratum = len / SYSMEM_RESIDENT_STRATA;
+	char	   *p;
+	int			exact;
+	int64_t		est, truth;
+
+	if (getenv("PROCMEM_UNDER_VALGRIND"))
+	{
+		skip(5, "1 GB of touched memory under valgrind");
+		return;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+	{
+		skip(5, "no 1 GB mapping here");
+		return;
+	}
+	memset(p, 1, (size_t) SYSMEM_RESIDENT_PAGES / 4 * (size_t) ps);
+	est = sysmem_resident_estimate(p, (size_t) SYSMEM_RESIDENT_PAGES * (size_t) ps, &exact);
+	ok(exact && est == sysmem_resident(p, (size_t) SYSMEM_RESIDENT_PAGES * (size_t) ps),
+	   "resident estimate: exact up to %d pages", SYSMEM_RESIDENT_PAGES);
+
+	est = sysmem_resident_estimate(p, len, &exact);
+	truth = sysmem_resident(p, len);
+	ok(!exact && llabs(est - truth) <= (long long) stratum,
+	   "resident estimate: a touched prefix, within one stratum (%lld vs %lld)",
+	   (long long) est, (long long) truth);
+
+	memset(p, 1, len * 37 / 100);
+	est = sysmem_resident_estimate(p, len, &exact);
+	truth = sysmem_resident(p, len);
+	ok(llabs(est - truth) <= (long long) stratum,
+	   "resident estimate: 37%% touched, within one stratum (%lld vs %lld)",
+	   (long long) est, (long long) truth);
+	munmap(p, len);
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	est = sysmem_resident_estimate(p, len, &exact);
+	ok(p != MAP_FAILED && est == 0, "resident estimate: nothing touched is 0");
+	/* 8 kB blocks, each touched with probability 1/2 (a fixed seed) */
+	srand(5);
+	for (size_t b = 0; b + 1 < pages; b += 2)
+		if (rand() & 1)
+			p[b * (size_t) ps] = p[(b + 1) * (size_t) ps] = 1;
+	est = sysmem_resident_estimate(p, len, &exact);
+	truth = sysmem_resident(p, len);
+	ok(llabs(est - truth) <= (long long) (len / 100),
+	   "resident estimate: blocks touched at random, within 1%% of the range (%lld vs %lld)",
+	   (long long) est, (long long) truth);
+	munmap(p, len);
 }
 
 /* Sizes in sysfs, and the CPU's last-level cache. */
@@ -244,6 +365,8 @@ main(int argc, char **argv)
 	test_find_cgroup();
 	test_cgroup_files();
 	test_small_files();
+	test_mapped_files();
+	test_resident_estimate();
 	test_cpu_cache();
 	return tap_done();
 }

@@ -1,0 +1,961 @@
+/* pg_procmem--1.2.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION pg_procmem" to load this file. \quit
+
+-- Every reference below is schema-qualified: objects are resolved at
+-- CREATE EXTENSION time, and the schema being installed into may hold
+-- look-alike objects.
+
+-- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
+-- are NULL without it): that walks every page-table entry of the process,
+-- shared_buffers included, so it costs milliseconds per backend that has
+-- touched a large buffer pool without huge pages.
+CREATE FUNCTION pg_procmem_processes(
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_processes'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION pg_procmem_processes(boolean) IS
+'memory of every live process of this server, read from /proc';
+
+CREATE FUNCTION pg_procmem_process(
+	IN pid integer,
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_process'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
+
+COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
+'memory of one process of this server; ERROR for a pid that is not one';
+
+-- Every backend's memory-context totals, as the backends published them
+-- (needs pg_procmem in shared_preload_libraries; with missing_ok, no rows
+-- without it instead of an ERROR).
+CREATE FUNCTION pg_procmem_backend_contexts(
+	IN missing_ok boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_start timestamptz,
+	OUT published_at timestamptz,
+	OUT publications integer,
+	OUT context_bytes bigint,
+	OUT context_free_bytes bigint,
+	OUT context_used_bytes bigint,
+	OUT contexts integer,
+	OUT context_peak_bytes bigint,
+	OUT peak_at timestamptz,
+	OUT largest_contexts text[],
+	OUT largest_idents text[],
+	OUT largest_bytes bigint[],
+	OUT peak_largest_contexts text[],
+	OUT peak_largest_bytes bigint[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_backend_contexts'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+-- The caller's own memory-context totals, live (the sum
+-- pg_backend_memory_contexts shows, which is superuser-only before 15).
+CREATE FUNCTION pg_procmem_own_contexts(
+	OUT context_bytes bigint,
+	OUT context_free_bytes bigint,
+	OUT contexts integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_own_contexts'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- The headline: one row per live server process, with who it is from
+-- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
+-- there) and, for the calling backend, PostgreSQL's own allocation totals.
+-- Cheap whatever shared_buffers is: it never reads smaps_rollup.
+CREATE VIEW pg_procmem_backends AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.client_addr,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.private_anon,
+	   p.cow_shared_anon,
+	   p.page_tables,
+	   p.rss,
+	   p.rss_anon,
+	   p.rss_file,
+	   p.rss_shmem,
+	   p.swap,
+	   p.hugetlb,
+	   p.peak_rss,
+	   p.oom_score,
+	   p.oom_score_adj,
+	   COALESCE(own.context_bytes, pub.context_bytes) AS context_bytes,
+	   COALESCE(own.context_free_bytes, pub.context_free_bytes) AS context_free_bytes,
+	   pub.context_peak_bytes,
+	   p.unreadable,
+	   a.backend_start,
+	   a.state_change,
+	   a.wait_event_type,
+	   a.wait_event,
+	   a.query_start,
+	   a.leader_pid,
+	   a.query_id,
+	   a.query
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid, o.*
+				FROM @extschema@.pg_procmem_own_contexts() AS o) AS own
+	 ON own.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN @extschema@.pg_procmem_backend_contexts(true) AS pub
+	 ON pub.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends IS
+'every live process of this server: who it is, and what it really costs in memory';
+
+-- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
+-- the exact overhead. Expensive with huge_pages=off and a large, touched
+-- shared_buffers (see pg_procmem_processes above).
+CREATE VIEW pg_procmem_backends_pss AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.pss_anon OPERATOR(pg_catalog.+) p.page_tables AS pss_overhead,
+	   p.rss,
+	   p.pss,
+	   p.pss_anon,
+	   p.pss_file,
+	   p.pss_shmem,
+	   p.private,
+	   p.swap_pss,
+	   p.page_tables,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(true) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends_pss IS
+'PSS figures of every live process of this server (expensive without huge pages)';
+
+-- The machine and the server's memory cgroup, one row. Bytes, but the
+-- hugepages_* counts; NULL where a file is missing or a limit is "max".
+CREATE FUNCTION pg_procmem_system_info(
+	OUT mem_total bigint,
+	OUT mem_available bigint,
+	OUT page_tables bigint,
+	OUT kernel_stack bigint,
+	OUT shmem bigint,
+	OUT committed_as bigint,
+	OUT commit_limit bigint,
+	OUT swap_total bigint,
+	OUT swap_free bigint,
+	OUT hugepages_total bigint,
+	OUT hugepages_free bigint,
+	OUT hugepages_rsvd bigint,
+	OUT hugepages_surp bigint,
+	OUT hugepage_size bigint,
+	OUT anon_hugepages bigint,
+	OUT overcommit_memory integer,
+	OUT transparent_hugepage text,
+	OUT kernel_release text,
+	OUT kernel_version_num integer,
+	OUT cgroup_version integer,
+	OUT cgroup_path text,
+	OUT cgroup_usage bigint,
+	OUT cgroup_limit bigint,
+	OUT cgroup_effective_limit bigint,
+	OUT cgroup_room bigint,
+	OUT cgroup_high bigint,
+	OUT cgroup_swap_usage bigint,
+	OUT cgroup_anon bigint,
+	OUT cgroup_file bigint,
+	OUT cgroup_shmem bigint,
+	OUT cgroup_pagetables bigint,
+	OUT cgroup_kernel_stack bigint,
+	OUT cgroup_kernel bigint,
+	OUT cgroup_sock bigint,
+	OUT cgroup_oom_events bigint,
+	OUT cgroup_oom_kills bigint,
+	OUT cgroup_failcnt bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_system_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- The main shared memory segment (resident part, whoever touched it), the
+-- DSM segments this server's processes map, and the postmaster's VmPeak.
+-- with_usage = false skips what costs: the resident part and the DSM
+-- segments are NULL then (the huge pages view needs neither). Above 128 MB
+-- the resident part is sampled (main_segment_resident_exact = false): at
+-- most one 256th of the segment off per boundary between touched and
+-- untouched memory, see README.
+CREATE FUNCTION pg_procmem_shared_memory(
+	IN with_usage boolean DEFAULT true,
+	OUT main_segment_size bigint,
+	OUT main_segment_resident bigint,
+	OUT main_segment_hugetlb boolean,
+	OUT dsm_segments integer,
+	OUT dsm_bytes bigint,
+	OUT postmaster_vm_peak bigint,
+	OUT main_segment_resident_exact boolean)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_shared_memory'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE VIEW pg_procmem_system AS
+SELECT s.*,
+	   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS mem_used,
+	   s.swap_total OPERATOR(pg_catalog.-) s.swap_free AS swap_used
+FROM @extschema@.pg_procmem_system_info() AS s;
+
+COMMENT ON VIEW pg_procmem_system IS
+'the machine''s memory, huge pages, overcommit and THP settings, and the server''s memory cgroup';
+
+-- Totals per backend type, database, user and application.
+CREATE VIEW pg_procmem_summary AS
+SELECT CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN 'backend_type'
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN 'database'
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN 'user'
+			ELSE 'application' END AS grouped_by,
+	   CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN b.backend_type
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN b.datname::text
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN b.usename::text
+			ELSE b.application_name END AS name,
+	   pg_catalog.count(*) AS processes,
+	   pg_catalog.sum(b.overhead)::bigint AS total_overhead,
+	   pg_catalog.avg(b.overhead)::bigint AS avg_overhead,
+	   pg_catalog.sum(b.page_tables)::bigint AS total_page_tables,
+	   pg_catalog.sum(b.rss)::bigint AS total_rss,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle')::bigint
+		   AS idle_overhead,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')
+		   AS idle_in_transaction,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')::bigint
+		   AS idle_in_transaction_overhead
+FROM (SELECT backend_type, datname, usename, overhead, page_tables, rss, state,
+			 NULLIF(application_name, '') AS application_name	-- background processes have ''
+	  FROM @extschema@.pg_procmem_backends) AS b
+GROUP BY GROUPING SETS ((b.backend_type), (b.datname), (b.usename), (b.application_name));
+
+COMMENT ON VIEW pg_procmem_summary IS
+'overhead, page tables and rss totals per backend type, database, user and application';
+
+-- Where did the memory go: the server's memory added up, beside what the
+-- cgroup and the system say, with the remainder shown. A part that could
+-- not be measured stays unknown: the sums it enters are NULL, and unknown
+-- names it.
+CREATE VIEW pg_procmem_accounting AS
+WITH p AS (
+	SELECT pg_catalog.count(*) AS processes,
+		   pg_catalog.count(*) FILTER (WHERE overhead IS NULL) AS overhead_unknown,
+		   pg_catalog.sum(overhead)::bigint AS overhead,
+		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster') AS postmasters,
+		   pg_catalog.sum(cow_shared_anon) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster')::bigint
+			   AS cow_shared
+	FROM @extschema@.pg_procmem_processes()
+), m AS (
+	SELECT * FROM @extschema@.pg_procmem_shared_memory(true)
+), s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), a AS (
+	SELECT p.processes,
+		   CASE WHEN p.overhead_unknown OPERATOR(pg_catalog.=) 0 THEN p.overhead END AS overhead,
+		   CASE WHEN p.postmasters OPERATOR(pg_catalog.=) 1 THEN p.cow_shared END AS cow_shared,
+		   m.main_segment_size, m.main_segment_resident, m.main_segment_hugetlb,
+		   m.dsm_segments, m.dsm_bytes, m.main_segment_resident_exact,
+		   -- hugetlb pages are not charged to a memory cgroup
+		   CASE WHEN m.main_segment_hugetlb THEN 0 ELSE m.main_segment_resident END AS segment_charged,
+		   s.cgroup_usage,
+		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
+		   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS system_used
+	FROM p, m, s
+), t AS (
+	SELECT a.*,
+		   ((a.overhead OPERATOR(pg_catalog.+) a.cow_shared) OPERATOR(pg_catalog.+) a.dsm_bytes) AS private_and_dsm,
+		   ARRAY(SELECT u.part FROM (VALUES
+					 ('processes_overhead', a.overhead IS NULL),
+					 ('cow_shared_with_postmaster', a.cow_shared IS NULL),
+					 ('main_segment_resident', a.main_segment_resident IS NULL),
+					 ('dsm_bytes', a.dsm_bytes IS NULL),
+					 ('cgroup_usage', a.cgroup_usage IS NULL),
+					 ('cgroup_page_cache', a.cgroup_page_cache IS NULL)) AS u(part, missing)
+				 WHERE u.missing) AS unknown
+	FROM a
+)
+SELECT t.processes,
+	   t.overhead AS processes_overhead,
+	   t.cow_shared AS cow_shared_with_postmaster,
+	   t.main_segment_size,
+	   t.main_segment_resident,
+	   t.main_segment_hugetlb,
+	   t.dsm_segments,
+	   t.dsm_bytes,
+	   t.private_and_dsm OPERATOR(pg_catalog.+) t.main_segment_resident AS accounted,
+	   t.cgroup_usage,
+	   t.cgroup_page_cache,
+	   (t.cgroup_usage OPERATOR(pg_catalog.-) t.cgroup_page_cache)
+		   OPERATOR(pg_catalog.-) (t.private_and_dsm OPERATOR(pg_catalog.+) t.segment_charged)
+		   AS cgroup_unexplained,
+	   t.system_used,
+	   t.main_segment_resident_exact,
+	   CASE WHEN pg_catalog.cardinality(t.unknown) OPERATOR(pg_catalog.>) 0 THEN t.unknown END AS unknown
+FROM t;
+
+COMMENT ON VIEW pg_procmem_accounting IS
+'the server''s memory added up (processes, shared memory, DSM, copy-on-write) beside the cgroup''s usage, remainder shown';
+
+-- Do I need huge pages? What is reserved, what the page tables cost now,
+-- what they would cost with huge pages, and what to do.
+CREATE VIEW pg_procmem_hugepages AS
+WITH s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), p AS (
+	SELECT pg_catalog.sum(pr.page_tables)::bigint AS page_tables,
+		   -- each touched 4 kB shared page costs an 8-byte PTE (rss_shmem / 512);
+		   -- a huge page costs one 8-byte entry (rss_shmem * 8 / hugepage_size)
+		   -- (OPERATOR() syntax has no precedence: every mix is parenthesized)
+		   pg_catalog.sum(GREATEST(pr.page_tables OPERATOR(pg_catalog.-) (pr.rss_shmem OPERATOR(pg_catalog./) 512), 0)
+						  OPERATOR(pg_catalog.+) ((pr.rss_shmem OPERATOR(pg_catalog.*) 8)
+												  OPERATOR(pg_catalog./) s.hugepage_size))::bigint
+			   AS page_tables_with_huge_pages
+	FROM @extschema@.pg_procmem_processes() AS pr, s
+), m AS (
+	SELECT * FROM @extschema@.pg_procmem_shared_memory(false)
+), h AS (
+	SELECT pg_catalog.current_setting('huge_pages') AS huge_pages,
+		   pg_catalog.current_setting('huge_page_size') AS huge_page_size,
+		   -- both are computed by PostgreSQL 15 and later; NULL before
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('shared_memory_size', true)) AS shared_memory_size,
+		   NULLIF(pg_catalog.current_setting('shared_memory_size_in_huge_pages', true)::bigint, -1)
+			   AS shared_memory_size_in_huge_pages,
+		   m.postmaster_vm_peak,
+		   ((m.postmaster_vm_peak OPERATOR(pg_catalog.+) s.hugepage_size) OPERATOR(pg_catalog.-) 1)
+			   OPERATOR(pg_catalog./) s.hugepage_size AS vm_peak_huge_pages,
+		   s.hugepage_size, s.hugepages_total, s.hugepages_free, s.hugepages_rsvd, s.hugepages_surp,
+		   m.main_segment_hugetlb AS in_use,
+		   p.page_tables, p.page_tables_with_huge_pages,
+		   s.mem_total
+	FROM p, s, m
+)
+SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_size_in_huge_pages,
+	   h.postmaster_vm_peak, h.vm_peak_huge_pages,
+	   h.hugepage_size, h.hugepages_total, h.hugepages_free, h.hugepages_rsvd, h.hugepages_surp,
+	   h.in_use,
+	   h.page_tables,
+	   CASE WHEN h.in_use THEN h.page_tables ELSE h.page_tables_with_huge_pages END
+		   AS page_tables_with_huge_pages,
+	   CASE
+		   WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN
+			   'huge pages are in use; set huge_pages = on so that a restart without enough reserved pages fails instead of silently running without them'
+		   WHEN h.in_use THEN
+			   'huge pages are in use; nothing to do'
+		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
+				AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
+				COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN
+			   'enough huge pages are free but the server does not use them: restart it'
+		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
+				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
+				AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN
+			   pg_catalog.format('optional: the page tables of the server''s processes would shrink only from %s to about %s now '
+								 '(less than 1%% of RAM); with a larger shared_buffers, set vm.nr_hugepages >= %s and huge_pages = on',
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
+								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages))
+		   ELSE
+			   pg_catalog.format('set vm.nr_hugepages >= %s (now %s) and huge_pages = on, then restart: '
+								 'the page tables of the server''s processes would shrink from %s to about %s',
+								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages),
+								 h.hugepages_total,
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+	   END AS recommendation
+FROM h;
+
+COMMENT ON VIEW pg_procmem_hugepages IS
+'huge page settings, reservations, page-table cost now and with huge pages, and what to do';
+
+-- Who will the OOM killer take, and what happens then.
+CREATE VIEW pg_procmem_oom AS
+SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
+	   p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   p.oom_score,
+	   p.oom_score_adj,
+	   -- Linux >= 5.9 shows (1000 + points * 1000 / totalpages) * 2 / 3 in
+	   -- integers: a score s comes from 1000 + share (in 0.1%) of at most
+	   -- (3s + 2) / 2, so 666 is a share of 0; before 5.9, share / 10
+	   pg_catalog.round(CASE WHEN p.oom_score_adj OPERATOR(pg_catalog.=) -1000 THEN NULL
+							 WHEN s.kernel_version_num OPERATOR(pg_catalog.>=) 50009
+							 THEN ((((p.oom_score OPERATOR(pg_catalog.*) 3) OPERATOR(pg_catalog.+) 2)
+									OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.-) 1000) OPERATOR(pg_catalog./) 10.0
+							 ELSE p.oom_score OPERATOR(pg_catalog./) 10.0 END, 1) AS badness_pct,
+	   p.oom_score_adj OPERATOR(pg_catalog.=) -1000 AS protected,
+	   p.rss, p.rss_shmem, p.swap, p.page_tables, p.overhead,
+	   -- the postmaster restarts these alone; any other child killed by a
+	   -- signal, with a PGPROC or not (a connection starting or exiting),
+	   -- makes it reinitialize shared memory and end every session
+	   CASE WHEN p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+			THEN 'the server goes down and stays down until something restarts it'
+			WHEN p.backend_type OPERATOR(pg_catalog.=) 'logger'
+			THEN 'the postmaster starts a new logger; sessions go on'
+			WHEN p.backend_type OPERATOR(pg_catalog.=) 'stats collector'
+			THEN 'the postmaster starts a new stats collector; sessions go on'
+			WHEN pg_catalog.current_setting('restart_after_crash')::boolean
+			THEN 'the postmaster runs a crash restart: every session ends'
+			ELSE 'the server shuts down (restart_after_crash = off)' END AS if_killed
+FROM @extschema@.pg_procmem_processes() AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) p.pid,
+	 @extschema@.pg_procmem_system_info() AS s;
+
+COMMENT ON VIEW pg_procmem_oom IS
+'every server process ranked by oom_score, with what killing it would do';
+
+-- How many more connections fit, and how much work_mem could be asked for.
+CREATE VIEW pg_procmem_headroom AS
+WITH b AS (
+	SELECT pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend') AS client_backends,
+		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND state OPERATOR(pg_catalog.=) 'idle') AS idle_client_backends,
+		   pg_catalog.avg(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
+											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead
+	FROM @extschema@.pg_procmem_backends
+), s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), g AS (
+	SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
+		   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
+		   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
+		   COALESCE(pg_catalog.current_setting('reserved_connections', true)::integer, 0) AS reserved_connections,
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
+		   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
+		   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
+				THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
+				ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
+			   AS autovacuum_work_mem,
+		   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers
+), r AS (
+	SELECT s.mem_available,
+		   s.cgroup_effective_limit,
+		   s.cgroup_usage,
+		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
+		   s.cgroup_room
+	FROM s
+)
+SELECT r.mem_available,
+	   r.cgroup_effective_limit,
+	   r.cgroup_usage,
+	   r.cgroup_page_cache,
+	   r.cgroup_room,
+	   LEAST(r.mem_available, r.cgroup_room) AS available,
+	   b.idle_client_backends,
+	   b.avg_idle_overhead,
+	   (LEAST(r.mem_available, r.cgroup_room) OPERATOR(pg_catalog./) NULLIF(b.avg_idle_overhead, 0))::bigint
+		   AS more_idle_connections_fit,
+	   g.max_connections,
+	   b.client_backends,
+	   GREATEST(((g.max_connections OPERATOR(pg_catalog.-) g.superuser_reserved_connections)
+				 OPERATOR(pg_catalog.-) g.reserved_connections)
+				OPERATOR(pg_catalog.-) b.client_backends, 0) AS connection_slots_left,
+	   g.work_mem,
+	   g.hash_mem_multiplier,
+	   ((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)::bigint
+		   AS work_mem_exposure,
+	   g.maintenance_work_mem,
+	   g.autovacuum_work_mem,
+	   g.autovacuum_max_workers,
+	   (g.autovacuum_max_workers OPERATOR(pg_catalog.*) g.autovacuum_work_mem)::bigint AS autovacuum_exposure,
+	   pg_catalog.round((((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)
+				OPERATOR(pg_catalog./) NULLIF(LEAST(r.mem_available, r.cgroup_room), 0))::numeric, 2)
+		   AS work_mem_exposure_ratio,
+	   g.superuser_reserved_connections,
+	   g.reserved_connections
+FROM b, r, g;
+
+COMMENT ON VIEW pg_procmem_headroom IS
+'how many more connections fit in the memory that is left, and the work_mem exposure';
+
+-- Every backend's memory contexts: totals, peak, largest contexts, and
+-- how old the figures are.
+CREATE VIEW pg_procmem_contexts AS
+SELECT c.pid,
+	   a.backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   c.context_bytes,
+	   c.context_free_bytes,
+	   c.context_used_bytes,
+	   c.contexts,
+	   c.context_peak_bytes,
+	   c.peak_at,
+	   c.peak_largest_contexts,
+	   c.peak_largest_bytes,
+	   c.largest_contexts,
+	   c.largest_idents,
+	   c.largest_bytes,
+	   c.published_at,
+	   pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.published_at AS age,
+	   c.publications,
+	   c.backend_start
+FROM @extschema@.pg_procmem_backend_contexts(false) AS c
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) c.pid;
+
+COMMENT ON VIEW pg_procmem_contexts IS
+'every backend''s memory-context totals and peak, as last published (needs shared_preload_libraries)';
+
+-- Nothing is readable by PUBLIC: process lists and queries are sensitive.
+REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_system_info() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_system FROM PUBLIC;
+REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
+REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
+REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
+REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
+REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_backend_contexts(boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_contexts FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_own_contexts() FROM PUBLIC;
+
+GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_backends TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_backends_pss TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_system_info() TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_system, pg_procmem_summary, pg_procmem_accounting,
+	pg_procmem_hugepages, pg_procmem_oom, pg_procmem_headroom TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_backend_contexts(boolean) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_contexts TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_own_contexts() TO pg_read_all_stats;
+
+-- The headline in 80 columns, for people at a psql prompt: every process,
+-- most expensive first, sizes pretty-printed. Client backends are named
+-- user@database, the others by backend type (autovacuum, logical
+-- replication and background shortened); long names and states are clipped so that a row
+-- stays under 80 characters even with 7-digit pids.
+CREATE VIEW pg_procmem_top AS
+SELECT b.pid,
+	   CASE WHEN pg_catalog.length(b.who) OPERATOR(pg_catalog.>) 17
+			THEN pg_catalog.left(b.who, 16) OPERATOR(pg_catalog.||) '~'
+			ELSE b.who END AS process,
+	   CASE b.state WHEN 'idle in transaction' THEN 'idletx'
+					WHEN 'idle in transaction (aborted)' THEN 'idletx!'
+					WHEN 'fastpath function call' THEN 'fastpth'
+					WHEN 'disabled' THEN 'disabld'
+					ELSE b.state END AS state,
+	   pg_catalog.pg_size_pretty(b.overhead) AS overhead,
+	   pg_catalog.pg_size_pretty(b.page_tables) AS pagetbl,
+	   pg_catalog.pg_size_pretty(b.rss) AS rss,
+	   pg_catalog.pg_size_pretty(b.context_bytes) AS context
+FROM (SELECT bk.*,
+			 CASE WHEN bk.backend_type OPERATOR(pg_catalog.=) 'client backend'
+					   AND bk.usename IS NOT NULL
+				  THEN (bk.usename::text OPERATOR(pg_catalog.||) '@') OPERATOR(pg_catalog.||) bk.datname::text
+				  ELSE pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(bk.backend_type,
+						  'autovacuum ', 'autovac '), 'logical replication ', 'logical '),
+						  'background ', 'bg ') END AS who
+	  FROM @extschema@.pg_procmem_backends AS bk) AS b
+ORDER BY b.overhead DESC NULLS LAST, b.pid;
+
+COMMENT ON VIEW pg_procmem_top IS
+'every server process, most expensive first, pretty-printed to fit an 80-column terminal';
+
+REVOKE ALL ON pg_procmem_top FROM PUBLIC;
+GRANT SELECT ON pg_procmem_top TO pg_read_all_stats;
+
+-- CPUs, the last-level cache, the kernel's writeback, overcommit and swap
+-- settings, and the memory cgroup level (the server's or an ancestor) whose
+-- room is the smallest share of its limit: what pg_procmem_advice needs
+-- beyond pg_procmem_system_info.
+CREATE FUNCTION pg_procmem_machine_info(
+	OUT cpus integer,
+	OUT cpu_cache_bytes bigint,
+	OUT cpu_cache_level integer,
+	OUT dirty_ratio integer,
+	OUT dirty_background_ratio integer,
+	OUT dirty_bytes bigint,
+	OUT dirty_background_bytes bigint,
+	OUT overcommit_ratio integer,
+	OUT swappiness integer,
+	OUT transparent_hugepage_defrag text,
+	OUT cgroup_tightest_limit bigint,
+	OUT cgroup_tightest_room bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_machine_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- Every memory finding as a row: a stable check name, how bad, the measured
+-- evidence and what to do. Reads status and oom_score (never smaps_rollup),
+-- so it is cheap enough to poll every minute. Thresholds and the figures
+-- behind them are in README.
+-- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
+CREATE VIEW pg_procmem_advice AS
+WITH s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), k AS (
+	SELECT * FROM @extschema@.pg_procmem_machine_info()
+), h AS (
+	SELECT * FROM @extschema@.pg_procmem_hugepages
+), p AS (
+	-- own_type is set only for the postmaster and children without a PGPROC
+	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
+	FROM @extschema@.pg_procmem_processes(false) AS pr
+		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
+), g AS (
+	SELECT pg_catalog.current_setting('max_connections')::bigint AS max_connections,
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
+		   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
+		   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
+				THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
+				ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
+			   AS autovacuum_work_mem,
+		   pg_catalog.current_setting('autovacuum_max_workers')::bigint AS autovacuum_max_workers
+), m AS (
+	-- memory left: the smaller of MemAvailable and the cgroup's room; short
+	-- under 10% of RAM, or of a cgroup level's limit
+	SELECT LEAST(s.mem_available, s.cgroup_room) AS available,
+		   ((s.mem_available OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) s.mem_total)
+			   OR (k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+				   AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit)
+			   AS memory_short,
+		   -- the kernel's dirty-page thresholds, in bytes (ratios are of
+		   -- dirtyable memory, which MemAvailable approximates)
+		   CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_bytes
+				ELSE (k.dirty_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+			   AS dirty_limit,
+		   CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_background_bytes
+				ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+			   AS dirty_background_limit
+	FROM s, k
+), c AS (
+	SELECT pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend') AS clients,
+		   pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND p.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+		   pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND p.state OPERATOR(pg_catalog.=) 'idle'
+									   AND p.state_change OPERATOR(pg_catalog.<)
+										   (pg_catalog.now() OPERATOR(pg_catalog.-) '10 min'::interval)) AS idle_10min,
+		   pg_catalog.sum(p.overhead) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+											  AND p.state OPERATOR(pg_catalog.=) 'idle')::bigint AS idle_overhead,
+		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
+			   AS client_max_oom_score,
+		   pg_catalog.max(p.oom_score) AS max_oom_score,
+		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
+		   pg_catalog.sum(p.swap)::bigint AS swap
+	FROM p
+), f AS (
+	SELECT 'huge_pages' AS check_name,
+		   CASE WHEN h.page_tables OPERATOR(pg_catalog.>=) (s.mem_total OPERATOR(pg_catalog./) 10)
+				THEN 'critical' ELSE 'warning' END AS severity,
+		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
+							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
+							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
+							 h.huge_pages, pg_catalog.pg_size_pretty(h.page_tables),
+							 pg_catalog.round((h.page_tables OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) s.mem_total, 1),
+							 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
+							 COALESCE(pg_catalog.pg_size_pretty(h.shared_memory_size), 'unknown'),
+							 h.hugepages_total, h.hugepages_free) AS evidence,
+		   h.recommendation OPERATOR(pg_catalog.||)
+			   ' (page tables grow with shared memory touched x processes: one server reached 25 GB of them; with huge pages it had 61 MB)'
+			   AS recommendation
+	FROM h, s
+	WHERE NOT h.in_use
+	  AND ((h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
+			   OPERATOR(pg_catalog.>=) (s.mem_total OPERATOR(pg_catalog./) 100)
+		   OR COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
+		   OR (h.huge_pages OPERATOR(pg_catalog.=) 'try' AND h.hugepages_total OPERATOR(pg_catalog.>) 0))
+
+	UNION ALL
+	SELECT 'transparent_hugepage', 'warning',
+		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
+							 k.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(s.anon_hugepages)),
+		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
+		   'on the kernel command line): with always, backends'' private memory is gathered into 2 MB pages, '
+		   'which costs latency (compaction) and memory; PostgreSQL uses huge pages for shared memory through huge_pages'
+	FROM s, k
+	WHERE s.transparent_hugepage OPERATOR(pg_catalog.=) 'always'
+
+	UNION ALL
+	SELECT 'oom_postmaster',
+		   -- unprotected is a risk; it is critical when memory is short and
+		   -- the killer would take the postmaster or an auxiliary process
+		   -- first (on an idle server the postmaster's score is simply the
+		   -- highest: that alone pages nobody)
+		   CASE WHEN m.memory_short
+					 AND (x.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						  OR (x.own_type IS NULL
+							  AND x.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
+							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
+							 pm.pid, pm.oom_score_adj, pm.oom_score, x.oom_score, x.backend_type, x.pid,
+							 COALESCE(pg_catalog.pg_size_pretty(m.available), 'unknown'),
+							 CASE WHEN m.memory_short THEN ' (short)' ELSE '' END),
+		   'protect it: start it with oom_score_adj = -1000 (systemd: OOMScoreAdjust=-1000) and with '
+		   'PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in its environment, so that its '
+		   'children go back to 0; if the OOM killer takes the postmaster, the server stays down until something restarts it'
+	FROM p AS pm, m,
+		 LATERAL (SELECT * FROM p ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x
+	WHERE pm.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+	  AND pm.oom_score_adj OPERATOR(pg_catalog.>) -1000
+
+	UNION ALL
+	SELECT 'oom_auxiliary_first', 'warning',
+		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
+							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
+							 x.backend_type, x.pid, x.oom_score, c.client_max_oom_score),
+		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
+		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
+		   'leaves RSS and the score follows each process''s own memory; and keep clear of the OOM killer (see headroom)'
+	FROM c,
+		 -- children without a PGPROC (the logger) are restarted alone: not these
+		 LATERAL (SELECT * FROM p
+				  WHERE p.own_type IS NULL
+					AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+				  ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x
+	WHERE x.oom_score OPERATOR(pg_catalog.>) c.client_max_oom_score
+
+	UNION ALL
+	SELECT 'overcommit',
+		   CASE WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 2
+					 AND s.committed_as OPERATOR(pg_catalog.>=) ((s.commit_limit OPERATOR(pg_catalog.*) 98) OPERATOR(pg_catalog./) 100)
+				THEN 'critical'
+				WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 1
+					 OR (s.overcommit_memory OPERATOR(pg_catalog.=) 2
+						 AND s.committed_as OPERATOR(pg_catalog.>=) ((s.commit_limit OPERATOR(pg_catalog.*) 9) OPERATOR(pg_catalog./) 10))
+					 OR (s.overcommit_memory OPERATOR(pg_catalog.=) 0
+						 AND s.committed_as OPERATOR(pg_catalog.>) (s.mem_total OPERATOR(pg_catalog.+) s.swap_total))
+				THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
+							 'RAM %s, swap %s', s.overcommit_memory, k.overcommit_ratio,
+							 pg_catalog.pg_size_pretty(s.committed_as), pg_catalog.pg_size_pretty(s.commit_limit),
+							 pg_catalog.pg_size_pretty(s.mem_total), pg_catalog.pg_size_pretty(s.swap_total)),
+		   CASE WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 2
+				THEN 'strict overcommit: allocations past CommitLimit fail with "out of memory" errors instead of '
+					 'waking the OOM killer; raise vm.overcommit_ratio or add memory before Committed_AS reaches it'
+				WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 1
+				THEN 'the kernel grants every allocation, so the OOM killer is the only limit: on a dedicated database '
+					 'server set vm.overcommit_memory = 2 (PostgreSQL''s documentation, "Linux Memory Overcommit"), with '
+					 'vm.overcommit_ratio so that CommitLimit covers RAM less what the kernel needs'
+				ELSE 'heuristic overcommit: only blatant over-allocations fail, and more is promised than can be kept '
+					 'once Committed_AS passes RAM + swap; on a dedicated database server PostgreSQL''s documentation '
+					 'advises vm.overcommit_memory = 2, so that a backend gets an error instead of the OOM killer ending every session'
+		   END
+	FROM s, k
+
+	UNION ALL
+	SELECT 'work_mem_exposure', 'warning',
+		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
+							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
+							 g.max_connections, pg_catalog.pg_size_pretty(g.work_mem), g.hash_mem_multiplier,
+							 pg_catalog.pg_size_pretty(e.connections), g.autovacuum_max_workers,
+							 pg_catalog.pg_size_pretty(g.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(m.available)),
+		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
+							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; or lower '
+							 'max_connections and put a pooler in front',
+							 pg_catalog.pg_size_pretty(GREATEST((m.available OPERATOR(pg_catalog.-) e.autovacuum)
+										OPERATOR(pg_catalog./) (g.max_connections OPERATOR(pg_catalog.*) g.hash_mem_multiplier), 65536)::bigint))
+	FROM g, m,
+		 LATERAL (SELECT ((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)::bigint
+							 AS connections,
+						 g.autovacuum_max_workers OPERATOR(pg_catalog.*) g.autovacuum_work_mem AS autovacuum) AS e
+	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) m.available
+
+	UNION ALL
+	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
+		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
+							 pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) k.cpu_cache_bytes, 1),
+							 k.cpu_cache_level, pg_catalog.pg_size_pretty(k.cpu_cache_bytes)),
+		   'bigger is not faster: hash tables and sort runs that outgrow the cache wait on main memory (a 16 GB '
+		   'maintenance_work_mem built a GIN index about 30% slower than 64 MB); use modest values (64 MB to 1 GB) '
+		   'and raise them per session (SET) for the jobs where a benchmark on this machine shows a gain'
+	FROM g, k,
+		 LATERAL (VALUES ('work_mem', g.work_mem), ('maintenance_work_mem', g.maintenance_work_mem)) AS w(setting, bytes)
+	WHERE k.cpu_cache_bytes OPERATOR(pg_catalog.>) 0
+	  AND w.bytes OPERATOR(pg_catalog.>=) (16 OPERATOR(pg_catalog.*) k.cpu_cache_bytes)
+	  AND w.bytes OPERATOR(pg_catalog.>=) 1073741824
+
+	UNION ALL
+	SELECT 'dirty_writeback',
+		   CASE WHEN g.maintenance_work_mem OPERATOR(pg_catalog.>) m.dirty_limit THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
+							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
+							 pg_catalog.pg_size_pretty(g.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(m.dirty_background_limit), pg_catalog.pg_size_pretty(m.dirty_limit),
+							 CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) k.dirty_background_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) k.dirty_background_ratio) OPERATOR(pg_catalog.||) '%' END,
+							 CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) k.dirty_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) k.dirty_ratio) OPERATOR(pg_catalog.||) '%' END),
+		   'a maintenance job this large writes its temporary files in batches past the dirty thresholds, and then '
+		   'stalls while the kernel writes them back; keep maintenance_work_mem modest (64 MB to 1 GB), or set '
+		   'vm.dirty_background_bytes (e.g. 256 MB) so that writeback starts early and runs smoothly'
+	FROM g, k, m
+	WHERE g.maintenance_work_mem OPERATOR(pg_catalog.>) m.dirty_background_limit
+
+	UNION ALL
+	SELECT 'max_connections',
+		   CASE WHEN c.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) k.cpus) THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
+							 g.max_connections, pg_catalog.round(g.max_connections::numeric OPERATOR(pg_catalog./) k.cpus, 1),
+							 k.cpus, c.clients),
+		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
+		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
+		   'served about 8 times more transactions than direct connections'
+	FROM g, k, c
+	WHERE g.max_connections OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) k.cpus)
+
+	UNION ALL
+	SELECT 'idle_connections', 'warning',
+		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
+							 c.idle, k.cpus, pg_catalog.pg_size_pretty(c.idle_overhead),
+							 pg_catalog.pg_size_pretty(c.idle_overhead OPERATOR(pg_catalog./) c.idle), c.idle_10min),
+		   'a transaction pooler (PgBouncer, pool_mode = transaction) serves them with a few server connections; '
+		   'idle_session_timeout closes the forgotten ones'
+	FROM c, k
+	WHERE c.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) k.cpus)
+
+	UNION ALL
+	SELECT 'connection_rate',
+		   -- pg_stat_database's counters survive restarts: a rate is printed
+		   -- only over a window this server saw whole (statistics reset
+		   -- since it started), else it is unknown
+		   CASE WHEN r.measured THEN 'warning' ELSE 'info' END,
+		   CASE WHEN r.measured
+				THEN pg_catalog.format('%s new sessions per second on average: %s sessions in pg_stat_database '
+									   'since its statistics were reset', pg_catalog.round(r.rate::numeric, 1), r.sessions)
+				ELSE pg_catalog.format('new sessions per second: unknown; pg_stat_database counts %s sessions since '
+									   'before this server started (%s)', r.sessions,
+									   pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ'))
+		   END,
+		   CASE WHEN r.measured
+				THEN 'every connection is a new process: forking it and warming its caches costs more than most queries; '
+					 'a pooler keeps the server connections open (with one connection per transaction, one served about 8 '
+					 'times more transactions)'
+				ELSE 'the counters include sessions of earlier runs of the server: SELECT pg_stat_reset() in each '
+					 'database (it resets all of that database''s statistics) starts a window this check can measure'
+		   END
+	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions,
+				 pg_catalog.sum(d.sessions OPERATOR(pg_catalog./)
+								GREATEST(EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) d.stats_reset), 1)) AS rate,
+				 pg_catalog.count(*) FILTER (WHERE d.sessions OPERATOR(pg_catalog.>) 0
+											 AND (d.stats_reset IS NULL
+												  OR d.stats_reset OPERATOR(pg_catalog.<) pg_catalog.pg_postmaster_start_time()))
+					 OPERATOR(pg_catalog.=) 0 AS measured
+		  FROM pg_catalog.pg_stat_database AS d) AS r
+	WHERE r.sessions OPERATOR(pg_catalog.>=) 1000
+	  AND (NOT r.measured OR r.rate OPERATOR(pg_catalog.>=) 10)
+
+	UNION ALL
+	SELECT 'swap', 'warning',
+		   pg_catalog.format('%s of the server''s processes have %s swapped out; the largest: the %s (pid %s), %s',
+							 c.swapping, pg_catalog.pg_size_pretty(c.swap), x.backend_type, x.pid, pg_catalog.pg_size_pretty(x.swap)),
+		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
+		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
+	FROM c, LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS x
+	WHERE c.swap OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'cgroup_limit',
+		   CASE WHEN (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
+					 OPERATOR(pg_catalog.<) (k.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
+							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+							 s.cgroup_path, pg_catalog.pg_size_pretty(k.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(k.cgroup_tightest_limit),
+							 pg_catalog.round((k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
+											  OPERATOR(pg_catalog./) k.cgroup_tightest_limit, 1),
+							 pg_catalog.pg_size_pretty(s.cgroup_usage),
+							 pg_catalog.pg_size_pretty(s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem)),
+		   'at the limit the kernel OOM-kills inside the cgroup, and a killed backend means a crash restart: raise the '
+		   'container''s memory limit, or lower what the server can take (work_mem, max_connections, shared_buffers)'
+	FROM s, k
+	WHERE k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+	  AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit
+
+	UNION ALL
+	SELECT 'cgroup_oom_kills', 'critical',
+		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
+							 s.cgroup_path, s.cgroup_oom_kills, COALESCE(s.cgroup_oom_events::text, 'unknown')),
+		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
+		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
+		   'what the server can take (work_mem, max_connections, shared_buffers)'
+	FROM s
+	WHERE s.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+)
+SELECT f.check_name, f.severity, f.evidence, f.recommendation
+FROM f
+ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, f.check_name;
+
+COMMENT ON VIEW pg_procmem_advice IS
+'every memory finding as a row: check, severity, the measured evidence, and what to do';
+
+REVOKE ALL ON FUNCTION pg_procmem_machine_info() FROM PUBLIC;
+REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_machine_info() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;
