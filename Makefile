@@ -10,7 +10,7 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/sysmem.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
-REGRESS = install columns privileges bad_input methods system hostile
+REGRESS = install columns privileges bad_input methods system shapes hostile
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan

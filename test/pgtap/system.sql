@@ -4,7 +4,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(20);
+SELECT plan(21);
 
 -- This backend's memory cgroup line: v1's memory controller if there is one.
 CREATE FUNCTION pg_temp.cgroup_line() RETURNS text[] LANGUAGE sql AS $$
@@ -86,6 +86,14 @@ SELECT ok((SELECT more_idle_connections_fit = div(available, avg_idle_overhead)
 SELECT ok((SELECT available = LEAST(mem_available, cgroup_room)
 	       AND available <= pg_temp.meminfo('MemAvailable') + 67108864 FROM h),
 	'available is the tighter of MemAvailable and the cgroup''s room');
+-- slots left for an ordinary role: neither the superusers' reserve nor, on
+-- 16 and later, reserved_connections (scripts/test sets it there)
+SELECT is((SELECT connection_slots_left FROM h),
+	(SELECT GREATEST(current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+	                 - coalesce(current_setting('reserved_connections', true)::int, 0) - client_backends, 0)
+	 FROM h)::bigint,
+	format('connection_slots_left leaves out superuser_reserved_connections (%s) and reserved_connections (%s)',
+	       current_setting('superuser_reserved_connections'), current_setting('reserved_connections', true)));
 SELECT dblink_disconnect('idle' || i) FROM generate_series(1, 3) i;
 
 SELECT * FROM finish();
