@@ -19,6 +19,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies: any header change rebuilds every object
+$(OBJS): $(wildcard src/*.h)
+
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
 UNIT_LIB = src/procfs.c src/sample.c src/pagemap.c src/sysmem.c

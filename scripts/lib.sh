@@ -120,6 +120,31 @@ cluster_run() {
 		-w -t 60 start -o "$(server_opts "$@")" >/dev/null
 }
 
+# cluster_run_bare [setting=value...]: starts the initialized cluster the
+# way a bare init script might: settings in postgresql.auto.conf, the
+# postmaster's command line only "postgres -D DIR" and its environment
+# empty. Its children's process titles then have only that much room, and
+# a connection's title is cut short (what backend_type must survive).
+cluster_run_bare() {
+	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only, bare command line)"
+	{
+		echo "port = $PGPORT"
+		echo "unix_socket_directories = '$CLUSTER_DIR'"
+		echo "listen_addresses = ''"
+		echo "jit = off"
+		for o in "$@"; do echo "${o%%=*} = '${o#*=}'"; done
+	} >>"$CLUSTER_DIR/data/postgresql.auto.conf"
+	# not pg_ctl: it leaves variables of its own in the environment
+	setsid runuser -u postgres -- env -i "$PG_BIN/postgres" -D "$CLUSTER_DIR/data" \
+		>>"$CLUSTER_DIR/server.log" 2>&1 </dev/null &
+	for _ in $(seq 600); do
+		"$PG_BIN/pg_isready" -q -h "$CLUSTER_DIR" -p "$PGPORT" && return 0
+		sleep 0.1
+	done
+	echo "the server did not start" >&2
+	return 1
+}
+
 # cluster_start [setting=value...]: both.
 cluster_start() {
 	cluster_init

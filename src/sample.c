@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const char *const file_names[PM_NFILES] = {
+	[PM_FILE_STAT] = "stat",
 	[PM_FILE_STATUS] = "status",
 	[PM_FILE_SMAPS_ROLLUP] = "smaps_rollup",
 	[PM_FILE_SMAPS] = "smaps",
@@ -14,7 +15,6 @@ static const char *const file_names[PM_NFILES] = {
 	[PM_FILE_PAGEMAP] = "pagemap",
 	[PM_FILE_OOM_SCORE] = "oom_score",
 	[PM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
-	[PM_FILE_STAT] = "stat",
 };
 
 const char *

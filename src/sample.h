@@ -16,14 +16,14 @@
 /* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
 typedef enum procmem_file
 {
-	PM_FILE_STATUS = 0,
+	PM_FILE_STAT = 0,			/* unreadable only when /proc hides the process */
+	PM_FILE_STATUS,
 	PM_FILE_SMAPS_ROLLUP,
 	PM_FILE_SMAPS,				/* read only where smaps_rollup does not exist */
 	PM_FILE_MAPS,
 	PM_FILE_PAGEMAP,
 	PM_FILE_OOM_SCORE,
 	PM_FILE_OOM_SCORE_ADJ,
-	PM_FILE_STAT,				/* unreadable only when /proc hides the process */
 	PM_NFILES
 } procmem_file;
 

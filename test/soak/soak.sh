@@ -57,23 +57,36 @@ BEGIN
 END $$;
 SQL
 pgbench -q -i -s 2 soak >/dev/null 2>&1
+# the churning connections log in with a long role name: with a postmaster
+# started on a short command line (scripts/test) their titles are cut
+# before the client address, and backend_type must not become "role db"
+churner=app_user_with_a_rather_long_role_name_to_cut_titles
+q -q -c "CREATE ROLE $churner LOGIN" -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO $churner"
 
-# one round over every view: a line "R|rows|foreign" per query
-{
-	echo "SET client_min_messages = debug1;"
-	for _ in $(seq 200000); do
-		cat <<'SQL'
+# one round over every view: a line "R|rows|foreign" per query, and "T|n|types"
+# for backend types that are not a known type's name; rounds repeated more
+# often than a run can get through (printf is a builtin: no process each)
+round=$(cat <<'SQL'
 SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_backends;
 SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_processes();
 SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_oom;
 SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_contexts;
 SELECT 'R', count(*), 0 FROM pg_procmem_summary;
+SELECT 'T', count(*), string_agg(DISTINCT backend_type, ',') FROM pg_procmem_processes()
+WHERE backend_type NOT IN ('postmaster', 'logger', 'stats collector', 'client backend', 'postmaster child',
+	'archiver', 'autovacuum launcher', 'autovacuum worker', 'background writer', 'checkpointer', 'io worker',
+	'logical replication apply worker', 'logical replication launcher', 'logical replication parallel apply worker',
+	'logical replication tablesync worker', 'logical replication worker', 'parallel worker', 'slotsync worker',
+	'startup', 'walreceiver', 'walsender', 'walsummarizer', 'walwriter');
 SELECT 'R', count(*), 0 FROM pg_procmem_accounting, pg_procmem_hugepages, pg_procmem_headroom, pg_procmem_system;
 SQL
-	done
+)
+{
+	echo "SET client_min_messages = debug1;"
+	for _ in $(seq 20000); do printf '%s\n' "$round"; done
 } >"$work/loop.sql"
 
-pgbench -n -C -c 4 -j 2 -S -T "$secs" soak >"$work/churn.log" 2>&1 &
+pgbench -n -C -c 4 -j 2 -S -T "$secs" -U "$churner" soak >"$work/churn.log" 2>&1 &
 pgbench -n -c 2 -j 1 -T "$secs" soak >"$work/rw.log" 2>&1 &
 for s in 1 2 3 4; do
 	timeout "$secs" psql -X -At -d soak -f "$work/loop.sql" >"$work/q$s.out" 2>"$work/q$s.err" &
@@ -83,6 +96,8 @@ wait
 queries=$(cat "$work"/q*.out | grep -c '^R|')
 rows=$(cat "$work"/q*.out | awk -F'|' '/^R\|/ {s += $2} END {print s + 0}')
 foreign=$(cat "$work"/q*.out | awk -F'|' '/^R\|/ {s += $3} END {print s + 0}')
+free_text=$(cat "$work"/q*.out | awk -F'|' '/^T\|/ {s += $2} END {print s + 0}')
+polls=$(cat "$work"/q*.out | grep -c '^T|')
 errors=$(cat "$work"/q*.err | grep -c 'ERROR' || true)
 skipped=$(cat "$work"/q*.err | sed -n 's/.*candidate pids, \([0-9]*\) not live or not ours.*/\1/p' |
 	awk '{s += $1} END {print s + 0}')
@@ -99,10 +114,14 @@ grep -h 'ERROR' "$work"/q*.err | sort | uniq -c | head -5 | sed 's/^/# /'
 grep -h 'foreign row' "$work"/q*.err | head -5 | sed 's/^/# /'
 [ "$foreign" -eq 0 ]
 ok $? "no row for a process that is not the server's ($foreign)"
+cat "$work"/q*.out | awk -F'|' '/^T\|/ && $2 > 0 {print $3}' | tr ',' '\n' | sort | uniq -c | head -5 | sed 's/^/# /'
+[ "$free_text" -eq 0 ] && [ "$polls" -gt 10 ]
+ok $? "backend_type is only ever a known type ($polls polls under churn by a long role name; $free_text other values)"
 crashes=$(grep -cE 'terminated by signal|was terminated by|server process .* exited with exit code [^01]' "${SERVER_LOG:-/dev/null}" || true)
 [ "$crashes" -eq 0 ]
 ok $? "no server process crashed (server log: $crashes)"
 psql -X -q -c "DROP DATABASE soak WITH (FORCE)" postgres 2>/dev/null || psql -X -q -c "DROP DATABASE soak" postgres
+psql -X -q -c "DROP ROLE $churner" postgres
 rm -rf "$work"
 echo "1..$n"
 exit $bad

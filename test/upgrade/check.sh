@@ -1,6 +1,8 @@
 #!/bin/bash
-# Every released version of pg_procmem, installed and then brought up to date
-# with ALTER EXTENSION pg_procmem UPDATE, must have exactly the objects,
+# Every released version of pg_procmem, installed with the newest library,
+# must answer through every view and function of its own version (the
+# library serves every released SQL definition); brought up to date with
+# ALTER EXTENSION pg_procmem UPDATE, it must have exactly the objects,
 # signatures, view columns, definitions and grants of a fresh install of the
 # newest version (TAP). Runs against the server in PGHOST/PGPORT as a
 # superuser; creates and drops its own databases.
@@ -36,6 +38,31 @@ describe() {
 	ORDER BY 1"
 }
 
+# Reads every view and calls every function of the installed version; prints
+# those that failed, with the error.
+read_everything() {
+	local obj out bad=""
+	for obj in $(sql "$1" "
+		SELECT CASE WHEN d.classid = 'pg_class'::regclass THEN 'v:' || c.relname
+		            ELSE 'f:' || p.proname END
+		FROM pg_depend d
+		LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
+		LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+		WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+		  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')
+		  AND (c.relkind = 'v' OR p.oid IS NOT NULL)
+		ORDER BY 1"); do
+		case $obj in
+		v:*) out=$(sql "$1" "SELECT count(*) FROM ${obj#v:}" 2>&1) ;;
+		# pg_procmem_process needs a pid: the postmaster's
+		f:pg_procmem_process) out=$(sql "$1" "SELECT count(*) FROM pg_procmem_process(pg_catalog.split_part(pg_catalog.pg_read_file('postmaster.pid'), E'\\n', 1)::integer)" 2>&1) ;;
+		f:*) out=$(sql "$1" "SELECT count(*) FROM ${obj#f:}()" 2>&1) ;;
+		esac
+		[ $? -eq 0 ] || bad+="${obj#*:} (${out//$'\n'/ }) "
+	done
+	echo "$bad"
+}
+
 fresh=$(mktemp) upgraded=$(mktemp)
 sql postgres "DROP DATABASE IF EXISTS procmem_fresh" >/dev/null
 sql postgres "CREATE DATABASE procmem_fresh" >/dev/null
@@ -45,6 +72,9 @@ objects=$(sql procmem_fresh "SELECT count(*) FROM pg_depend WHERE deptype = 'e'
 	AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')")
 [ "$objects" -ge 10 ]
 ok $? "a fresh install of $newest has its $objects objects"
+failed=$(read_everything procmem_fresh)
+[ -z "$failed" ]
+ok $? "every view and function of $newest answers${failed:+: $failed}"
 
 if [ -z "$older" ]; then
 	ok 0 "no released version older than $newest: nothing to upgrade from yet"
@@ -55,6 +85,11 @@ for v in $older; do
 	sql postgres "CREATE DATABASE $db" >/dev/null
 	sql "$db" "CREATE EXTENSION pg_procmem VERSION '$v'" >/dev/null
 	ok $? "version $v installs"
+	# the newest library serves that version's SQL definitions (their column
+	# counts): every view and every function of it answers
+	failed=$(read_everything "$db")
+	[ -z "$failed" ]
+	ok $? "every view and function of $v answers with the newest library${failed:+: $failed}"
 	sql "$db" "ALTER EXTENSION pg_procmem UPDATE" >/dev/null
 	[ "$(sql "$db" "SELECT extversion FROM pg_extension WHERE extname = 'pg_procmem'")" = "$newest" ]
 	ok $? "ALTER EXTENSION UPDATE takes $v to $newest"
