@@ -167,12 +167,16 @@ def figures(mon, pids):
             "overhead": float(row[3]), "pagemap_rows": row[4]}
 
 
-def cancel_latency(cl, with_pss, reps=5):
-    """Seconds from a cancel request to the error, for a long scan: the scan
-    checks for interrupts before each process, so this is about one
-    process's read (a smaps_rollup walk with PSS)."""
-    query = ("SELECT count(*) FROM generate_series(1, 100000) g, "
-             f"LATERAL pg_procmem_processes(g > 0 AND {'true' if with_pss else 'false'}) p")
+def scan_query(with_pss):
+    """A long scan: every process read again and again. It checks for
+    interrupts before each process, so a cancel waits about one process's
+    read (a smaps_rollup walk with PSS)."""
+    return ("SELECT count(*) FROM generate_series(1, 100000) g, "
+            f"LATERAL pg_procmem_processes(g > 0 AND {'true' if with_pss else 'false'}) p")
+
+
+def cancel_latency(cl, query, reps=5):
+    """Median seconds from a cancel request to the error, for a long query."""
     lat = []
     for _ in range(reps):
         c = cl.connect()
@@ -261,8 +265,8 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         res["smaps_s"] = statistics.median(smaps)
         res["pss_view_s"] = median_time(
             lambda: mon.execute("SELECT * FROM pg_procmem_backends_pss").fetchall(), max(1, reps // 2))
-        res["cancel_default_s"] = cancel_latency(cl, False)
-        res["cancel_pss_s"] = cancel_latency(cl, True)
+        res["cancel_default_s"] = cancel_latency(cl, scan_query(False))
+        res["cancel_pss_s"] = cancel_latency(cl, scan_query(True))
 
         for c in conns:
             c.close()

@@ -10,11 +10,7 @@ CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
 SELECT plan(10);
 
-SELECT dblink_connect('hidden', pg_temp.connstr());
-SELECT dblink_exec('hidden', $$CREATE FUNCTION pg_temp.set_dumpable(boolean) RETURNS void
-	AS '$libdir/procmem_test', 'procmem_test_set_dumpable' LANGUAGE C STRICT$$);
-CREATE TEMP TABLE hidden AS SELECT p AS pid FROM dblink('hidden', 'SELECT pg_backend_pid()') AS t(p integer);
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(false); END $$');
+CREATE TEMP TABLE hidden AS SELECT pg_temp.nondumpable_connection('hidden') AS pid;
 
 SELECT ok((SELECT pg_stat_file('/proc/' || pid, true) IS NULL FROM hidden),
 	'the backend''s /proc entry is hidden from this one');
@@ -34,7 +30,7 @@ SELECT is((SELECT count(*) FROM pg_procmem_oom JOIN hidden USING (pid)), 1::bigi
 SELECT ok((SELECT count(*) >= 4 FROM pg_procmem_processes() WHERE overhead > 0),
 	'the other processes are read as usual');
 
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(true); END $$');
+SELECT pg_temp.set_dumpable('hidden', true);
 SELECT ok((SELECT overhead > 0 FROM pg_procmem_process((SELECT pid FROM hidden))),
 	'dumpable again: its memory is read');
 SELECT dblink_disconnect('hidden');

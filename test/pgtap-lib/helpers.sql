@@ -14,3 +14,39 @@ RETURNS boolean LANGUAGE sql AS $$ SELECT abs(a - b) <= frac * b + floor_bytes $
 CREATE FUNCTION pg_temp.meminfo(k text) RETURNS bigint LANGUAGE sql AS $$
 	SELECT m[1]::bigint * CASE WHEN m[2] IS NULL THEN 1 ELSE 1024 END
 	FROM regexp_match(pg_read_file('/proc/meminfo'), '(?:^|\n)' || k || ':\s+(\d+)( kB)?') AS m $$;
+
+-- A dblink connection `conn` to this server that, once closed, lingers for
+-- ms after it has given back its PGPROC and left pg_stat_activity, as every
+-- exiting backend does for a moment (procmem_test); closes it and returns
+-- its pid. (plpgsql: the callers create dblink first.)
+CREATE FUNCTION pg_temp.leaving_connection(conn text, ms integer) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE p integer;
+BEGIN
+	PERFORM dblink_connect(conn, pg_temp.connstr());
+	PERFORM dblink_exec(conn, $q$CREATE FUNCTION pg_temp.linger(integer) RETURNS void
+		AS '$libdir/procmem_test', 'procmem_test_linger_on_exit' LANGUAGE C STRICT$q$);
+	SELECT t.p INTO p FROM dblink(conn, 'SELECT pg_backend_pid()') AS t(p integer);
+	PERFORM dblink_exec(conn, format('DO $d$ BEGIN PERFORM pg_temp.linger(%s); END $d$', ms));
+	PERFORM dblink_disconnect(conn);
+	RETURN p;
+END $$;
+
+-- A dblink connection `conn` to this server made non-dumpable
+-- (procmem_test), as a hardened server's processes can be: another process
+-- of the same user may no longer read its /proc/PID/{smaps_rollup, maps,
+-- pagemap, exe}, nor see it at all under hidepid. Returns its pid.
+CREATE FUNCTION pg_temp.nondumpable_connection(conn text) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE p integer;
+BEGIN
+	PERFORM dblink_connect(conn, pg_temp.connstr());
+	PERFORM dblink_exec(conn, $q$CREATE FUNCTION pg_temp.set_dumpable(boolean) RETURNS void
+		AS '$libdir/procmem_test', 'procmem_test_set_dumpable' LANGUAGE C STRICT$q$);
+	SELECT t.p INTO p FROM dblink(conn, 'SELECT pg_backend_pid()') AS t(p integer);
+	PERFORM pg_temp.set_dumpable(conn, false);
+	RETURN p;
+END $$;
+
+CREATE FUNCTION pg_temp.set_dumpable(conn text, on_off boolean) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM dblink_exec(conn, format('DO $d$ BEGIN PERFORM pg_temp.set_dumpable(%L); END $d$', on_off));
+END $$;

@@ -39,16 +39,13 @@ COPY (SELECT 1) TO PROGRAM 'rm -f /dev/shm/PostgreSQL.4242424242';
 -- a backend whose /proc this one may not read (non-dumpable, procmem_test):
 -- a segment only it maps would be missed, so DSM is unknown, and so are the
 -- sums; unknown says which part
-SELECT dblink_connect('hidden', pg_temp.connstr());
-SELECT dblink_exec('hidden', $$CREATE FUNCTION pg_temp.set_dumpable(boolean) RETURNS void
-	AS '$libdir/procmem_test', 'procmem_test_set_dumpable' LANGUAGE C STRICT$$);
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(false); END $$');
+SELECT pg_temp.nondumpable_connection('hidden');
 CREATE TEMP TABLE h AS SELECT * FROM pg_procmem_accounting;
 SELECT ok((SELECT dsm_bytes IS NULL AND dsm_segments IS NULL FROM h), 'DSM unknown: NULL, not 0');
 SELECT ok((SELECT accounted IS NULL AND cgroup_unexplained IS NULL FROM h),
 	'the sums it enters are NULL: an unknown part is not hidden in the remainder');
 SELECT is((SELECT unknown FROM h), ARRAY['dsm_bytes'], 'unknown names it');
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(true); END $$');
+SELECT pg_temp.set_dumpable('hidden', true);
 SELECT dblink_disconnect('hidden');
 
 SELECT * FROM finish();

@@ -85,12 +85,7 @@ SELECT is((SELECT count(*) FROM pg_procmem_processes() WHERE unreadable IS NOT N
 -- pg_stat_activity, but it is still a process that holds memory: still a
 -- row, typed from its title ("postgres postgres [local] idle") without the
 -- user and database names. procmem_test makes the moment last 3 s.
-SELECT dblink_connect('leaving', pg_temp.connstr());
-SELECT dblink_exec('leaving', $$CREATE FUNCTION pg_temp.linger(integer) RETURNS void
-	AS '$libdir/procmem_test', 'procmem_test_linger_on_exit' LANGUAGE C STRICT$$);
-CREATE TEMP TABLE leaving AS SELECT p AS pid FROM dblink('leaving', 'SELECT pg_backend_pid()') AS t(p integer);
-SELECT dblink_exec('leaving', 'DO $$ BEGIN PERFORM pg_temp.linger(3000); END $$');
-SELECT dblink_disconnect('leaving');
+CREATE TEMP TABLE leaving AS SELECT pg_temp.leaving_connection('leaving', 3000) AS pid;
 -- until its PGPROC is gone (backend_type set by pg_procmem itself), 2 s at most
 CREATE FUNCTION pg_temp.own_type(p integer) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE t text;

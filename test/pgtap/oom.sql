@@ -19,12 +19,7 @@ SELECT CASE WHEN NOT EXISTS (SELECT FROM o WHERE oom_score = 666 AND kernel_vers
 
 -- a connection on its way out has no PGPROC, but a signal that kills it
 -- still makes the postmaster reinitialize (procmem_test makes it linger)
-SELECT dblink_connect('leaving', pg_temp.connstr());
-SELECT dblink_exec('leaving', $$CREATE FUNCTION pg_temp.linger(integer) RETURNS void
-	AS '$libdir/procmem_test', 'procmem_test_linger_on_exit' LANGUAGE C STRICT$$);
-CREATE TEMP TABLE leaving AS SELECT p AS pid FROM dblink('leaving', 'SELECT pg_backend_pid()') AS t(p integer);
-SELECT dblink_exec('leaving', 'DO $$ BEGIN PERFORM pg_temp.linger(3000); END $$');
-SELECT dblink_disconnect('leaving');
+CREATE TEMP TABLE leaving AS SELECT pg_temp.leaving_connection('leaving', 3000) AS pid;
 CREATE FUNCTION pg_temp.if_killed_unpgproc(p integer) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE t text;
 BEGIN

@@ -9,11 +9,7 @@ CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
 SELECT plan(8);
 
-SELECT dblink_connect('hidden', pg_temp.connstr());
-SELECT dblink_exec('hidden', $$CREATE FUNCTION pg_temp.set_dumpable(boolean) RETURNS void
-	AS '$libdir/procmem_test', 'procmem_test_set_dumpable' LANGUAGE C STRICT$$);
-CREATE TEMP TABLE hidden AS SELECT p AS pid FROM dblink('hidden', 'SELECT pg_backend_pid()') AS t(p integer);
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(false); END $$');
+CREATE TEMP TABLE hidden AS SELECT pg_temp.nondumpable_connection('hidden') AS pid;
 
 CREATE TEMP TABLE r AS SELECT * FROM pg_procmem_process((SELECT pid FROM hidden), true);
 SELECT is((SELECT count(*) FROM r), 1::bigint, 'a non-dumpable backend is still a row (its PGPROC vouches for it)');
@@ -32,7 +28,7 @@ SELECT ok((SELECT count(*) > 3 FROM pg_procmem_backends), 'the whole view still 
 SELECT is((SELECT b.backend_type FROM pg_procmem_backends b JOIN hidden USING (pid)), 'client backend',
 	'and shows that backend');
 
-SELECT dblink_exec('hidden', 'DO $$ BEGIN PERFORM pg_temp.set_dumpable(true); END $$');
+SELECT pg_temp.set_dumpable('hidden', true);
 SELECT dblink_disconnect('hidden');
 SELECT * FROM finish();
 ROLLBACK;

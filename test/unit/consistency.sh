@@ -29,6 +29,14 @@ full=$(ls pg_procmem--*.sql | grep -vE -- '--[0-9.]+--[0-9.]+\.sql$')
 check "no CREATE OR REPLACE in full install scripts" '! grep -qi "create or replace" $full'
 # a change never goes unannounced: the newest version is what upgrades lead to
 check "an upgrade script leads to $v" '[ -n "$(ls pg_procmem--*--"$v".sql 2>/dev/null)" ]'
+# a context slot's change counter is odd while it is written: an ERROR
+# between write_begin() and write_end() must be a PANIC (a critical
+# section), never a counter left odd with readers retrying forever
+body() { awk "/^$1\\(/,/^}/" src/contexts.c; }
+check "context slot writes begin a critical section" 'body write_begin | grep -q START_CRIT_SECTION'
+check "context slot writes end it" 'body write_end | grep -q END_CRIT_SECTION'
+check "every change-counter increment is in write_begin or write_end" \
+	'[ "$(grep -c "fetch_add_u32(&slot->changecount" src/contexts.c)" = 2 ] && [ "$( (body write_begin; body write_end) | grep -c "fetch_add_u32(&slot->changecount")" = 2 ]'
 # a released script is never edited: changes go into pg_procmem--A--B.sql
 while read -r sum file; do
 	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'
