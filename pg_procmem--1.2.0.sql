@@ -236,7 +236,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 -- The main shared memory segment (resident part, whoever touched it), the
 -- DSM segments this server's processes map, and the postmaster's VmPeak.
 -- with_usage = false skips what costs: the resident part and the DSM
--- segments are NULL then (the huge pages view needs neither). Above 128 MB
+-- segments are NULL then (the huge pages view needs neither). Above 256 MB
 -- the resident part is sampled (main_segment_resident_exact = false): at
 -- most one 256th of the segment off per boundary between touched and
 -- untouched memory, see README.

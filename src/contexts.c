@@ -32,7 +32,6 @@
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
-#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "tcop/utility.h"
 #include "utils/array.h"

@@ -278,7 +278,7 @@ static void
 test_resident_estimate(void)
 {
 	long		ps = sysconf(_SC_PAGESIZE);
-	size_t		pages = 8 * SYSMEM_RESIDENT_PAGES;	/* 1 GB of 4 kB pages */
+	size_t		pages = (size_t) (1 << 30) / (size_t) ps;	/* 1 GB */
 	size_t		len = pages * (size_t) ps;
 	size_t		stratum = len / SYSMEM_RESIDENT_STRATA;
 	char	   *p;
@@ -296,7 +296,7 @@ test_resident_estimate(void)
 		skip(5, "no 1 GB mapping here");
 		return;
 	}
-	memset(p, 1, (size_t) SYSMEM_RESIDENT_PAGES / 4 * (size_t) ps);
+	memset(p, 1, (size_t) SYSMEM_RESIDENT_PAGES / 8 * (size_t) ps);
 	est = sysmem_resident_estimate(p, (size_t) SYSMEM_RESIDENT_PAGES * (size_t) ps, &exact);
 	ok(exact && est == sysmem_resident(p, (size_t) SYSMEM_RESIDENT_PAGES * (size_t) ps),
 	   "resident estimate: exact up to %d pages", SYSMEM_RESIDENT_PAGES);
