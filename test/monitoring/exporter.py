@@ -29,17 +29,22 @@ def free_port():
         return s.getsockname()[1]
 
 
-def scrape(binary, queries_file):
+def dsn(role=ROLE, dbname=None):
+    """The exporter's DATA_SOURCE_NAME as README shows it: search_path is sent
+    as a startup option (lib/pq passes unknown keys on)."""
+    return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
+        os.environ["PGHOST"], os.environ["PGPORT"], role, dbname or os.environ.get("PGDATABASE", "postgres"))
+
+
+def scrape(binary, queries_file, data_source=None):
     """Runs the exporter until one scrape of /metrics succeeded; returns the
     parsed samples {name: [(labels dict, value)]} and its log."""
     port = free_port()
-    dsn = "host=%s port=%s user=%s dbname=%s sslmode=disable" % (
-        os.environ["PGHOST"], os.environ["PGPORT"], ROLE, os.environ.get("PGDATABASE", "postgres"))
     log = tempfile.TemporaryFile("w+")
     proc = subprocess.Popen(
         [binary, "--web.listen-address=127.0.0.1:%d" % port,
          "--extend.query-path=" + queries_file, "--log.level=info"],
-        env=dict(os.environ, DATA_SOURCE_NAME=dsn), stdout=log, stderr=subprocess.STDOUT)
+        env=dict(os.environ, DATA_SOURCE_NAME=data_source or dsn()), stdout=log, stderr=subprocess.STDOUT)
     try:
         text = None
         for _ in range(100):

@@ -1,0 +1,303 @@
+"""The shipped tool queries against a hostile database owner (TAP).
+
+The attack (issue 13): a non-superuser owns the database the tools connect
+to. He creates a schema named after the monitoring role ("$user", first on
+its default search_path) and fills it with decoys: a view for every view the
+tools read, a function, aggregate or operator with the exact signature of
+every one the tools call, a domain for every type they cast to; then
+ALTER DATABASE ... SET search_path = "$user", public, pg_catalog, which puts
+his schema before pg_catalog. Every decoy counts its calls (a sequence:
+nextval survives a failed query). Then every postgres_exporter query, every
+Grafana panel and scripts/report run as the pg_monitor role: each must
+succeed with zero decoy calls. The control: the same queries with their
+schema qualifications stripped (what 1.1.0 shipped) do call a decoy.
+
+    python3 test/monitoring/hijack.py EXPORTER_BINARY   ('' skips the exporter run)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "py"))
+sys.path.insert(0, HERE)
+from tap import ok, skip, done, rows, value, execute
+
+REPO = os.path.join(HERE, "..", "..")
+OWNER = "procmem_db_owner"
+MONITOR = "procmem_monitor"
+DB = "procmem_hijacked"
+AS_OWNER = "user=%s dbname=%s" % (OWNER, DB)
+AS_MONITOR = "user=%s dbname=%s" % (MONITOR, DB)
+AS_SUPERUSER = "dbname=%s" % DB
+
+
+def exporter_queries():
+    """(name, sql) of every query in monitoring/postgres_exporter/*.yaml."""
+    found = []
+    folder = os.path.join(REPO, "monitoring", "postgres_exporter")
+    for f in sorted(os.listdir(folder)):
+        name, sql = None, None
+        for line in open(os.path.join(folder, f)):
+            if re.match(r"^[a-z_]+:\s*$", line):
+                name = line.strip(" :\n")
+            elif line.startswith("  query: |"):
+                sql = []
+            elif sql is not None and line.startswith("    "):
+                sql.append(line[4:])
+            elif sql is not None:
+                found.append(("exporter " + name, "".join(sql)))
+                sql = None
+        if sql is not None:
+            found.append(("exporter " + name, "".join(sql)))
+    return found
+
+
+def panel_queries():
+    with open(os.path.join(REPO, "monitoring", "grafana", "pg_procmem.json")) as f:
+        return [("panel " + p["title"], t["rawSql"])
+                for p in json.load(f)["panels"] for t in p["targets"]]
+
+
+def run_report(tmp, log=None):
+    """scripts/report as the monitoring role; with log, psql is a wrapper
+    that writes down every query. Returns (exit code, stderr)."""
+    env = dict(os.environ)
+    if log:
+        wrapper = os.path.join(tmp, "psql")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/bash\nprintf "%%s\\0" "$@" >>%s\nprintf "\\1\\0" >>%s\nexec %s "$@"\n'
+                    % (log, log, os.environ.get("PSQL", "psql")))
+        os.chmod(wrapper, 0o755)
+        env["PSQL"] = wrapper
+    res = subprocess.run([os.path.join(REPO, "scripts", "report"), AS_MONITOR,
+                          "-o", os.path.join(tmp, "report.html")],
+                         env=env, capture_output=True, text=True, timeout=300)
+    return res.returncode, res.stderr
+
+
+def report_queries(tmp):
+    log = os.path.join(tmp, "psql.log")
+    rc, err = run_report(tmp, log)
+    if rc != 0:
+        raise RuntimeError("scripts/report failed before any decoy existed: " + err)
+    found = []
+    for call in open(log).read().split("\1\0"):
+        args = call.split("\0")
+        found += [("report query %d" % (len(found) + 1), args[i + 1])
+                  for i, a in enumerate(args[:-1]) if a == "-c"]
+    return found
+
+
+def q(name):
+    return '"%s"' % name.replace('"', '""')
+
+
+# In the stored query tree: what a name resolved to (pg_depend leaves out
+# pg_catalog's pinned objects, so it cannot tell).
+NODE_FIELDS = {"funcid": "pg_proc", "aggfnoid": "pg_proc", "winfnoid": "pg_proc",
+               "opno": "pg_operator", "relid": "pg_class",
+               "resulttype": "pg_type", "consttype": "pg_type"}
+
+
+def dependencies(queries):
+    """What the queries resolve to on a clean search_path: the oids in the
+    stored tree of a temporary view over each."""
+    deps = {}
+    for _, sql in queries:
+        tree = value("CREATE TEMP VIEW probe AS " + sql + ";\n"
+                     "SELECT ev_action::text FROM pg_rewrite WHERE ev_class = 'pg_temp.probe'::regclass",
+                     AS_SUPERUSER)
+        for field, oid in re.findall(r":(%s) (\d+)" % "|".join(NODE_FIELDS), tree):
+            if int(oid):
+                deps.setdefault(NODE_FIELDS[field], set()).add(oid)
+    return deps
+
+
+def decoy_sql(deps):
+    """One statement per decoy, each to run as the database's owner."""
+    out = []
+    hit = "PERFORM hijack.hit();"
+    ids = lambda key: ",".join(sorted(deps.get(key, ()))) or "0"
+    for r in rows("""SELECT c.oid, n.nspname, c.relname FROM pg_class AS c
+                     JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                     WHERE c.oid IN (%s) AND n.nspname !~ '^pg_temp'""" % ids("pg_class"), AS_SUPERUSER):
+        rel = "%s.%s" % (q(r["nspname"]), q(r["relname"]))
+        out.append("CREATE FUNCTION hijack.rel_%s() RETURNS SETOF %s LANGUAGE plpgsql AS "
+                   "$$BEGIN %s RETURN QUERY SELECT * FROM %s; END$$;\n"
+                   "CREATE VIEW %s.%s AS SELECT * FROM hijack.rel_%s();"
+                   % (r["oid"], rel, hit, rel, q(MONITOR), q(r["relname"]), r["oid"]))
+    for r in rows("""SELECT p.oid, p.proname, p.prokind, p.proretset, p.prorettype::regtype AS rettype,
+                            p.proallargtypes IS NOT NULL AS has_out,
+                            pg_get_function_arguments(p.oid) AS args,
+                            pg_get_function_identity_arguments(p.oid) AS identity,
+                            pg_get_function_result(p.oid) AS result,
+                            array_to_string(p.proargtypes::regtype[], ', ') AS argtypes
+                     FROM pg_proc AS p WHERE p.oid IN (%s)""" % ids("pg_proc"), AS_SUPERUSER):
+        name = "%s.%s" % (q(MONITOR), q(r["proname"]))
+        if r["prokind"] in ("a", "w"):
+            # a window function gets a parameterless aggregate: an unqualified
+            # call then resolves to it (and fails), which the control counts
+            state = r["rettype"] if r["prokind"] == "a" else "bigint"
+            argtypes = r["argtypes"] if r["prokind"] == "a" else ""
+            out.append("CREATE FUNCTION hijack.step_%s(%s) RETURNS %s LANGUAGE plpgsql AS "
+                       "$$BEGIN %s RETURN $1; END$$;\n"
+                       "CREATE AGGREGATE %s(%s) (SFUNC = hijack.step_%s, STYPE = %s);"
+                       % (r["oid"], ", ".join([state] + ([argtypes] if argtypes else [])), state, hit,
+                          name, argtypes or "*", r["oid"], state))
+        else:
+            empty = r["proretset"] == "t" or r["has_out"] == "t" or r["rettype"] == "void"
+            out.append("CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plpgsql AS $$BEGIN %s RETURN%s; END$$;"
+                       % (name, r["args"], r["result"], hit, "" if empty else " NULL"))
+    for r in rows("""SELECT o.oid, o.oprname, o.oprleft::regtype AS l, o.oprright::regtype AS r,
+                            o.oprresult::regtype AS res, o.oprleft <> 0 AS binary
+                     FROM pg_operator AS o WHERE o.oid IN (%s)""" % ids("pg_operator"), AS_SUPERUSER):
+        args = ([r["l"]] if r["binary"] == "t" else []) + [r["r"]]
+        out.append("CREATE FUNCTION hijack.op_%s(%s) RETURNS %s LANGUAGE plpgsql AS $$BEGIN %s RETURN NULL; END$$;\n"
+                   "CREATE OPERATOR %s.%s (%sRIGHTARG = %s, FUNCTION = hijack.op_%s);"
+                   % (r["oid"], ", ".join(args), r["res"], hit, q(MONITOR), r["oprname"],
+                      "LEFTARG = %s, " % r["l"] if r["binary"] == "t" else "", r["r"], r["oid"]))
+    for r in rows("""SELECT t.oid, t.typname, t.oid::regtype AS type FROM pg_type AS t
+                     WHERE t.oid IN (%s) AND t.typrelid = 0 AND t.typtype <> 'p'""" % ids("pg_type"),
+                  AS_SUPERUSER):
+        out.append("CREATE DOMAIN %s.%s AS %s CHECK (hijack.hit() IS NOT NULL);"
+                   % (q(MONITOR), q(r["typname"]), r["type"]))
+    return out
+
+
+def calls():
+    return int(value("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM hijack.calls",
+                     AS_SUPERUSER))
+
+
+def attempt(sql):
+    """Runs sql as the monitoring role: (rows or None, error text)."""
+    try:
+        return rows(sql, AS_MONITOR), ""
+    except subprocess.CalledProcessError as e:
+        return None, e.stderr.strip()
+
+
+def unqualified_calls(sql):
+    sql = re.sub(r"OPERATOR\(pg_catalog\.([^)]+)\)", r"\1", sql)
+    return re.sub(r"\bpg_catalog\.(?!pg_)", "", sql)
+
+
+def unqualified(sql):
+    sql = re.sub(r"OPERATOR\(pg_catalog\.([^)]+)\)", r"\1", sql)
+    sql = re.sub(r'"public"\.|"pg_catalog"\.', "", sql)
+    return re.sub(r"\b(?:public|pg_catalog)\.", "", sql)
+
+
+def setup():
+    execute("DROP DATABASE IF EXISTS %s" % DB)
+    execute("DROP ROLE IF EXISTS %s; DROP ROLE IF EXISTS %s" % (OWNER, MONITOR))
+    execute("CREATE ROLE %s LOGIN; CREATE ROLE %s LOGIN IN ROLE pg_monitor" % (OWNER, MONITOR))
+    execute("CREATE DATABASE %s OWNER %s" % (DB, OWNER))
+    # installed by a superuser, where DBAs put it: public (owned by the
+    # database's owner since PostgreSQL 15)
+    rows("CREATE EXTENSION pg_procmem", AS_SUPERUSER)
+
+
+def plant(deps):
+    """The owner's schemas, counter and decoys; returns the statements that
+    could not be made (a type with no domain, a "any" argument)."""
+    rows("""CREATE SCHEMA hijack; CREATE SEQUENCE hijack.calls;
+            GRANT USAGE ON SCHEMA hijack TO PUBLIC;
+            CREATE FUNCTION hijack.hit() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+                SET search_path = pg_catalog AS 'SELECT nextval(''hijack.calls'')';
+            CREATE SCHEMA %s; GRANT USAGE ON SCHEMA %s TO PUBLIC""" % (q(MONITOR), q(MONITOR)), AS_OWNER)
+    failed = []
+    for stmt in decoy_sql(deps):
+        try:
+            rows(stmt, AS_OWNER)
+        except subprocess.CalledProcessError as e:
+            failed.append("%s\n  %s" % (stmt.splitlines()[-1], e.stderr.strip()))
+    rows("ALTER DATABASE %s SET search_path = \"$user\", public, pg_catalog" % DB, AS_OWNER)
+    return failed
+
+
+def check(binary, tmp):
+    report = report_queries(tmp)
+    tools = exporter_queries() + panel_queries()
+    deps = dependencies(tools + report)
+    failed = plant(deps)
+    wanted = sum(len(v) for v in deps.values())
+    ok(wanted >= 20 and not failed,
+       "the owner planted a decoy for each of the %d objects the tools use" % wanted,
+       "\n".join(failed))
+    ok(value("SHOW search_path", AS_MONITOR) == '"$user", public, pg_catalog',
+       "the monitoring role's search_path is the owner's: his schema first, pg_catalog last")
+
+    # the control: what 1.1.0 shipped (no qualification) runs the owner's code
+    caught = []
+    for name, sql in tools + report:
+        before = calls()
+        got, err = attempt(unqualified(sql))
+        if calls() == before and got is not None:
+            caught.append(name)
+    ok(not caught, "control: every query with its qualifications stripped calls a decoy",
+       "not caught: %s" % caught)
+    # ... and with only its functions, operators and types unqualified
+    caught, tried = [], 0
+    for name, sql in tools + report:
+        bare = unqualified_calls(sql)
+        if bare == sql:
+            continue
+        tried += 1
+        before = calls()
+        got, err = attempt(bare)
+        if calls() == before and got is not None:
+            caught.append(name)
+    ok(tried >= 5 and not caught,
+       "control: the %d queries that call a function, operator or cast call a decoy "
+       "once those are unqualified" % tried, "not caught: %s" % caught)
+
+    for name, sql in tools:
+        before = calls()
+        got, err = attempt(sql)
+        ok(got is not None and len(got) >= 1 and calls() == before,
+           "%s: runs as %s, returns rows, calls no decoy" % (name, MONITOR),
+           err or "%d decoy calls" % (calls() - before))
+    before = calls()
+    rc, err = run_report(tmp)
+    ok(rc == 0 and calls() == before,
+       "scripts/report: writes the page as %s, calls no decoy" % MONITOR,
+       err or "%d decoy calls" % (calls() - before))
+
+    if not binary:
+        skip(3, "postgres_exporter could not be built here")
+        return
+    import exporter
+    execute("GRANT CONNECT ON DATABASE %s TO %s" % (DB, MONITOR))
+    before = calls()
+    m, log = exporter.scrape(binary, os.path.join(REPO, "monitoring", "postgres_exporter", "pg_procmem.yaml"),
+                             exporter.dsn(MONITOR, DB))
+    ok(exporter.one(m, "pg_up") == 1 and m.get("pg_procmem_backend_type_processes"),
+       "postgres_exporter with README's connection string: connected, pg_procmem series scraped",
+       log[-2000:])
+    ok("level=ERROR" not in log, "no query failed in the exporter's log",
+       "\n".join(l for l in log.splitlines() if "level=ERROR" in l)[-2000:])
+    ok(calls() == before, "postgres_exporter (its own queries too) called no decoy",
+       "%d decoy calls" % (calls() - before))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="pg_procmem_hijack.")
+    os.chmod(tmp, 0o755)
+    setup()
+    try:
+        check(sys.argv[1] if len(sys.argv) > 1 else "", tmp)
+    except Exception as e:
+        ok(False, "the hijack checks ran", "%s: %s" % (type(e).__name__, getattr(e, "stderr", None) or e))
+    finally:
+        execute("DROP DATABASE IF EXISTS %s" % DB)
+        execute("DROP ROLE IF EXISTS %s; DROP ROLE IF EXISTS %s" % (OWNER, MONITOR))
+    done()
+
+
+if __name__ == "__main__":
+    main()
