@@ -98,21 +98,35 @@ FROM t;
 COMMENT ON VIEW pg_procmem_accounting IS
 'the server''s memory added up (processes, shared memory, DSM, copy-on-write) beside the cgroup''s usage, remainder shown';
 
+-- Page tables of every process now, and with the main shared memory segment
+-- in huge pages: counted from the address ranges each process uses (exact
+-- with PAGEMAP_SCAN, Linux 6.7+), not from the segment's size.
+CREATE FUNCTION pg_procmem_page_tables(
+	OUT pid integer,
+	OUT page_tables bigint,
+	OUT page_tables_with_huge_pages bigint,
+	OUT exact boolean,
+	OUT unreadable text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_page_tables'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION pg_procmem_page_tables() IS
+'page tables of every live process of this server, now and with the main shared memory segment in huge pages';
+
 -- Do I need huge pages? What is reserved, what the page tables cost now,
 -- what they would cost with huge pages, and what to do.
 CREATE VIEW pg_procmem_hugepages AS
 WITH s AS (
 	SELECT * FROM @extschema@.pg_procmem_system_info()
 ), p AS (
-	SELECT pg_catalog.sum(pr.page_tables)::bigint AS page_tables,
-		   -- each touched 4 kB shared page costs an 8-byte PTE (rss_shmem / 512);
-		   -- a huge page costs one 8-byte entry (rss_shmem * 8 / hugepage_size)
-		   -- (OPERATOR() syntax has no precedence: every mix is parenthesized)
-		   pg_catalog.sum(GREATEST(pr.page_tables OPERATOR(pg_catalog.-) (pr.rss_shmem OPERATOR(pg_catalog./) 512), 0)
-						  OPERATOR(pg_catalog.+) ((pr.rss_shmem OPERATOR(pg_catalog.*) 8)
-												  OPERATOR(pg_catalog./) s.hugepage_size))::bigint
+	SELECT pg_catalog.sum(t.page_tables)::bigint AS page_tables,
+		   -- each process's tables with the main segment in huge pages, counted
+		   -- from the ranges it uses (pg_procmem_page_tables()); where they could
+		   -- not be read, no saving is assumed
+		   pg_catalog.sum(COALESCE(t.page_tables_with_huge_pages, t.page_tables))::bigint
 			   AS page_tables_with_huge_pages
-	FROM @extschema@.pg_procmem_processes() AS pr, s
+	FROM @extschema@.pg_procmem_page_tables() AS t
 ), m AS (
 	SELECT * FROM @extschema@.pg_procmem_shared_memory(false)
 ), h AS (
@@ -583,11 +597,13 @@ COMMENT ON VIEW pg_procmem_advice IS
 
 -- Nothing is readable by PUBLIC, as before.
 REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
 REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
 REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
 REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_page_tables() TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_accounting, pg_procmem_hugepages, pg_procmem_oom,
 	pg_procmem_headroom, pg_procmem_advice TO pg_read_all_stats;

@@ -10,6 +10,7 @@
  * are skipped in the kernel instead of being read 8 bytes per page.
  */
 #include "pagemap.h"
+#include "pagemap_abi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,64 +18,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-/*
- * Kernel ABI (include/uapi/linux/fs.h), spelled out here because the build
- * machine's headers may predate the kernel the server runs on.
- */
-struct pm_page_region
-{
-	uint64_t	start;
-	uint64_t	end;
-	uint64_t	categories;
-};
-
-struct pm_scan_arg_abi
-{
-	uint64_t	size;
-	uint64_t	flags;
-	uint64_t	start;
-	uint64_t	end;
-	uint64_t	walk_end;
-	uint64_t	vec;
-	uint64_t	vec_len;
-	uint64_t	max_pages;
-	uint64_t	category_inverted;
-	uint64_t	category_mask;
-	uint64_t	category_anyof_mask;
-	uint64_t	return_mask;
-};
-
-#define PM_IOCTL_PAGEMAP_SCAN	_IOWR('f', 16, struct pm_scan_arg_abi)
-#define PM_PAGE_IS_FILE			(1 << 2)
-#define PM_PAGE_IS_PRESENT		(1 << 3)
-#define PM_PAGE_IS_PFNZERO		(1 << 5)
-
-struct procmap_query_abi
-{
-	uint64_t	size;
-	uint64_t	query_flags;
-	uint64_t	query_addr;
-	uint64_t	vma_start;
-	uint64_t	vma_end;
-	uint64_t	vma_flags;
-	uint64_t	vma_page_size;
-	uint64_t	vma_offset;
-	uint64_t	inode;
-	uint32_t	dev_major;
-	uint32_t	dev_minor;
-	uint32_t	vma_name_size;
-	uint32_t	build_id_size;
-	uint64_t	vma_name_addr;
-	uint64_t	build_id_addr;
-};
-
-#define PM_IOCTL_PROCMAP_QUERY	_IOWR('f', 17, struct procmap_query_abi)
-#define PM_QUERY_VMA_READABLE	0x01
-#define PM_QUERY_VMA_WRITABLE	0x02
-#define PM_QUERY_VMA_EXECUTABLE	0x04
-#define PM_QUERY_VMA_SHARED		0x08
-#define PM_QUERY_COVERING_OR_NEXT_VMA 0x10
 
 /* pagemap entries read per pread: 32 kB, 16 MB of address space */
 #define ENTRIES_PER_READ	4096
@@ -206,12 +149,6 @@ typedef struct anon_reader
 	procfs_anon *anon;
 } anon_reader;
 
-static procfs_result
-errno_result(int err)
-{
-	return (err == ENOENT || err == ESRCH) ? PROCFS_GONE : PROCFS_UNREADABLE;
-}
-
 static void
 fail(anon_reader *r, procfs_result res, int file)
 {
@@ -239,7 +176,7 @@ count_range(anon_reader *r, uint64_t start, uint64_t end)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			fail(r, errno_result(errno), 1);
+			fail(r, procfs_errno_result(errno), 1);
 		else if (got < (ssize_t) sizeof(uint64_t))
 			fail(r, PROCFS_GONE, 1);	/* empty: the process has no mm */
 		else
@@ -334,7 +271,7 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 			continue;
 		if (n < 0)
 		{
-			fail(r, errno_result(errno), 1);
+			fail(r, procfs_errno_result(errno), 1);
 			return;
 		}
 		count_regions(r, regions, n < REGIONS_PER_SCAN ? n : REGIONS_PER_SCAN);
@@ -380,7 +317,7 @@ add_shared(anon_reader *r, uint64_t start, uint64_t end)
 
 /* The end of user address space, found once: PAGEMAP_SCAN refuses more. */
 static uint64_t
-user_space_end(anon_reader *r)
+user_space_end(int pagemap_fd, int64_t page_size)
 {
 	static uint64_t known;
 	static const int bits[] = {57, 56, 52, 48, 47, 39};
@@ -390,15 +327,15 @@ user_space_end(anon_reader *r)
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 	{
 		struct pm_scan_arg_abi arg;
-		uint64_t	top = (UINT64_C(1) << bits[i]) - (uint64_t) r->page_size;
+		uint64_t	top = (UINT64_C(1) << bits[i]) - (uint64_t) page_size;
 
 		memset(&arg, 0, sizeof(arg));
 		arg.size = sizeof(arg);
-		arg.start = top - (uint64_t) r->page_size;
+		arg.start = top - (uint64_t) page_size;
 		arg.end = top;
 		arg.category_mask = PM_PAGE_IS_PRESENT;
 		arg.return_mask = PM_PAGE_IS_PRESENT;
-		if (ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0)
+		if (ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0)
 			return known = top;
 	}
 	return 0;
@@ -407,7 +344,7 @@ user_space_end(anon_reader *r)
 static void
 finish_scan(anon_reader *r)
 {
-	uint64_t	top = user_space_end(r);
+	uint64_t	top = user_space_end(r->pagemap_fd, r->page_size);
 
 	if (top == 0)
 		fail(r, PROCFS_UNREADABLE, 1);
@@ -415,22 +352,24 @@ finish_scan(anon_reader *r)
 		add_shared(r, top, top);
 }
 
-/* Whether this kernel answers PAGEMAP_SCAN: ask about the empty page 0. */
-static int
-probe_scan(anon_reader *r)
+uint64_t
+pagemap_scan_top(int pagemap_fd, int64_t page_size)
 {
 	struct pm_page_region region;
 	struct pm_scan_arg_abi arg;
 
+	/* does this kernel answer PAGEMAP_SCAN? ask about the empty page 0 */
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
 	arg.start = 0;
-	arg.end = (uint64_t) r->page_size;
+	arg.end = (uint64_t) page_size;
 	arg.vec = (uint64_t) (uintptr_t) &region;
 	arg.vec_len = 1;
 	arg.category_mask = PM_PAGE_IS_PRESENT;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
-	return ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0 && user_space_end(r) != 0;
+	if (ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) < 0)
+		return 0;
+	return user_space_end(pagemap_fd, page_size);
 }
 
 /*
@@ -452,7 +391,7 @@ query_vmas(anon_reader *r)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 	{
-		fail(r, errno_result(errno), 0);
+		fail(r, procfs_errno_result(errno), 0);
 		return 0;
 	}
 	for (;;)
@@ -474,7 +413,7 @@ query_vmas(anon_reader *r)
 			if (first && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP))
 				return -1;		/* not this kernel: parse the text */
 			if (err != ENOENT)	/* ENOENT: no mapping past addr */
-				fail(r, errno_result(err), 0);
+				fail(r, procfs_errno_result(err), 0);
 			else if (r->have_scan)
 				finish_scan(r);
 			return 0;
@@ -538,9 +477,9 @@ procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
 	if (r.pagemap_fd < 0)
 	{
 		anon->failed_file = 1;
-		return errno_result(errno);
+		return procfs_errno_result(errno);
 	}
-	r.have_scan = !(flags & PROCFS_NO_PAGEMAP_SCAN) && probe_scan(&r);
+	r.have_scan = !(flags & PROCFS_NO_PAGEMAP_SCAN) && pagemap_scan_top(r.pagemap_fd, r.page_size) != 0;
 	anon->used_scan = r.have_scan;
 
 	if ((flags & PROCFS_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)

@@ -63,6 +63,12 @@ extern void procfs_count_entries(const uint64_t *entries, size_t n, int64_t page
 #define PROCFS_NO_PROCMAP_QUERY	0x02	/* Linux >= 6.11 */
 
 /*
+ * The end of user address space when the kernel answers PAGEMAP_SCAN on
+ * this open pagemap file (Linux >= 6.7), else 0.
+ */
+extern uint64_t pagemap_scan_top(int pagemap_fd, int64_t page_size);
+
+/*
  * Reads a process's anonymous memory. On PROCFS_UNREADABLE, failed_file
  * says which file could not be read. A process that exits while being read
  * gives PROCFS_GONE (pagemap reads come back empty).

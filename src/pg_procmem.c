@@ -8,6 +8,7 @@
 #include "compat.h"
 
 #include "catalog/pg_type.h"
+#include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -16,6 +17,7 @@
 #include "rows.h"
 #include "sample.h"
 #include "settings.h"
+#include "sysmem.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION);
@@ -25,6 +27,7 @@ PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pg_procmem_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_process);
+PG_FUNCTION_INFO_V1(pg_procmem_page_tables);
 
 /*
  * Columns of pg_procmem_processes() and pg_procmem_process(), in every
@@ -33,6 +36,13 @@ PG_FUNCTION_INFO_V1(pg_procmem_process);
 #define PROCMEM_NCOLS_V1_0 23	/* 1.0.0 to 1.2.0 */
 #define PROCMEM_NCOLS PROCMEM_NCOLS_V1_0
 static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
+
+/* Columns of pg_procmem_page_tables() (1.2.0) */
+#define TABLES_NCOLS 5
+static const int tables_shapes[] = {TABLES_NCOLS};
+
+typedef bool (*emit_fn) (ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
+						 const procfs_stat *id, const procmem_options *opt);
 
 /* pg_procmem.overhead_method */
 static int	procmem_method_guc = PM_METHOD_AUTO;
@@ -83,6 +93,7 @@ current_options(bool with_pss)
 {
 	procmem_options opt;
 
+	memset(&opt, 0, sizeof(opt));
 	opt.want_pss = with_pss;
 	opt.method = (procmem_method) procmem_method_guc;
 	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
@@ -194,28 +205,20 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
 }
 
 /*
- * pg_procmem_processes(with_pss) - every live process of this server: the
- * postmaster, every process with a PGPROC, and the postmaster's other
- * children. A process that exits while being read is left out. with_pss
- * also reads smaps_rollup, which walks shared memory's page tables.
+ * Emits a row for every live process of this server: the postmaster, every
+ * process with a PGPROC, and the postmaster's other children. A process
+ * that exits while being read is left out.
  */
-Datum
-pg_procmem_processes(PG_FUNCTION_ARGS)
+static void
+emit_members(ReturnSetInfo *rsinfo, emit_fn emit, const procmem_options *opt)
 {
-	procmem_options opt = current_options(PG_GETARG_BOOL(0));
-	ReturnSetInfo *rsinfo;
 	procmem_members m;
 	pid_t	   *pids;
 	int			n;
 	int			skipped = 0;
 
-	check_platform();
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
-
 	pids = procmem_candidates(&n);
 	for (int i = 0; i < n; i++)
 	{
@@ -225,13 +228,31 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		kind = procmem_member(&m, pids[i], &id);
 		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
-			!emit_process(rsinfo, pids[i], kind, &id, &opt))
+			!emit(rsinfo, pids[i], kind, &id, opt))
 			skipped++;
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
 		 n, skipped);
 	procmem_members_end(&m);
 	pfree(pids);
+}
+
+/*
+ * pg_procmem_processes(with_pss) - every live process of this server (see
+ * emit_members()). with_pss also reads smaps_rollup, which walks shared
+ * memory's page tables.
+ */
+Datum
+pg_procmem_processes(PG_FUNCTION_ARGS)
+{
+	procmem_options opt = current_options(PG_GETARG_BOOL(0));
+	ReturnSetInfo *rsinfo;
+
+	check_platform();
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
+	emit_members(rsinfo, emit_process, &opt);
 	return (Datum) 0;
 }
 
@@ -265,5 +286,62 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 
 	emit_process(rsinfo, pid, kind, &id, &opt);
 	procmem_members_end(&m);
+	return (Datum) 0;
+}
+
+/* Reads one member's page tables now and with huge pages; appends its row. */
+static bool
+emit_tables(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
+			const procfs_stat *id, const procmem_options *opt)
+{
+	Datum		values[TABLES_NCOLS];
+	bool		nulls[TABLES_NCOLS];
+	procmem_sample s;
+	int			i = 0;
+
+	if (kind == MEMBER_HIDDEN)
+		procmem_sample_hidden(opt, &s);
+	else if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
+								 id, opt, &s) != SAMPLE_OK)
+		return false;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum((int32) pid);
+	put_int8(values, nulls, i++, s.status.vm_pte);
+	put_int8(values, nulls, i++, s.tables.bytes);
+	values[i] = BoolGetDatum(s.tables.used_scan != 0);
+	nulls[i++] = s.tables.bytes < 0;
+	if (s.unreadable)
+		values[i++] = unreadable_array(s.unreadable);
+	else
+		nulls[i++] = true;
+	Assert(i == TABLES_NCOLS);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return true;
+}
+
+/*
+ * pg_procmem_page_tables() - every live process of this server: its page
+ * tables now (VmPTE) and as they would be with the main shared memory
+ * segment in huge pages (pagetables.h), and whether that figure is exact.
+ */
+Datum
+pg_procmem_page_tables(PG_FUNCTION_ARGS)
+{
+	procmem_options opt = current_options(false);
+	ReturnSetInfo *rsinfo;
+	int			hugetlb;
+
+	check_platform();
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, tables_shapes, lengthof(tables_shapes));
+	/* no overhead walk: only the tables are wanted */
+	opt.method = PM_METHOD_RSS_ANON;
+	opt.want_tables = 1;
+	/* ProcGlobal lives in the main segment, at the same address in every child */
+	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
+		opt.seg_start = opt.seg_end = 0;
+	emit_members(rsinfo, emit_tables, &opt);
 	return (Datum) 0;
 }

@@ -487,8 +487,8 @@ procfs_path(char *path, size_t sz, pid_t pid, const char *name)
 		snprintf(path, sz, "/proc/%d/%s", (int) pid, name);
 }
 
-static procfs_result
-errno_result(int err)
+procfs_result
+procfs_errno_result(int err)
 {
 	return (err == ENOENT || err == ESRCH) ? PROCFS_GONE : PROCFS_UNREADABLE;
 }
@@ -506,7 +506,7 @@ read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *
 	*total = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno_result(errno);
+		return procfs_errno_result(errno);
 	for (;;)
 	{
 		size_t		off = lb ? 0 : *total;
@@ -519,7 +519,7 @@ read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *
 			continue;
 		if (r < 0)
 		{
-			res = errno_result(errno);
+			res = procfs_errno_result(errno);
 			break;
 		}
 		if (r == 0)
@@ -578,7 +578,7 @@ procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
 
 	procfs_path(path, sizeof(path), pid, "exe");
 	if (stat(path, &st) != 0)
-		return errno_result(errno);
+		return procfs_errno_result(errno);
 	*dev = (uint64_t) st.st_dev;
 	*ino = (uint64_t) st.st_ino;
 	return PROCFS_OK;

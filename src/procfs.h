@@ -150,6 +150,9 @@ extern void procfs_title_to_type(const char *cmdline, size_t len,
  * byte count. A file larger than buf is read only in part (fine for stat,
  * oom_score and cmdline, which we bound).
  */
+/* PROCFS_GONE for ENOENT/ESRCH (no such process), else PROCFS_UNREADABLE */
+extern procfs_result procfs_errno_result(int err);
+
 extern procfs_result procfs_read_file(pid_t pid, const char *name,
 									  char *buf, size_t cap, size_t *len);
 extern procfs_result procfs_read_lines(pid_t pid, const char *name,

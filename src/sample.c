@@ -113,6 +113,21 @@ read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 	return failed(s, s->anon.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
 }
 
+static int
+read_tables(pid_t pid, const procmem_options *opt, procmem_sample *s)
+{
+	/* the segment's resident part: RssShmem, or HugetlbPages if it is hugetlb */
+	int64_t		resident = s->status.rss_shmem > s->status.hugetlb ?
+		s->status.rss_shmem : s->status.hugetlb;
+	procfs_result res = procfs_read_tables(pid, opt->pagemap_flags, opt->seg_start, opt->seg_end,
+										   resident, &s->tables);
+
+	if (res == PROCFS_OK)
+		return 0;
+	s->tables.bytes = PROCFS_MISSING;
+	return failed(s, s->tables.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
+}
+
 int64_t
 procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method *method)
 {
@@ -143,6 +158,7 @@ sample_init(procmem_sample *s)
 	procfs_status_init(&s->status);
 	procfs_smaps_init(&s->smaps);
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
+	s->tables.bytes = PROCFS_MISSING;
 	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
 	s->overhead = PROCFS_MISSING;
 	s->overhead_method = PM_METHOD_AUTO;
@@ -154,7 +170,7 @@ procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
 	sample_init(s);
 	s->unreadable = (1u << PM_FILE_STAT) | (1u << PM_FILE_STATUS) |
 		(1u << PM_FILE_OOM_SCORE) | (1u << PM_FILE_OOM_SCORE_ADJ);
-	if (opt->method != PM_METHOD_RSS_ANON)
+	if (opt->method != PM_METHOD_RSS_ANON || opt->want_tables)
 		s->unreadable |= 1u << PM_FILE_PAGEMAP;
 	if (opt->want_pss)
 		s->unreadable |= 1u << PM_FILE_SMAPS_ROLLUP;
@@ -189,6 +205,8 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 		return SAMPLE_GONE;		/* no Vm* lines: it has released its memory */
 
 	if (opt->method != PM_METHOD_RSS_ANON && read_anon(pid, opt, s))
+		return SAMPLE_GONE;
+	if (opt->want_tables && read_tables(pid, opt, s))
 		return SAMPLE_GONE;
 	if (opt->want_pss && read_smaps(pid, s))
 		return SAMPLE_GONE;

@@ -11,6 +11,7 @@
 #define PROCMEM_SAMPLE_H
 
 #include "pagemap.h"
+#include "pagetables.h"
 #include "procfs.h"
 
 /* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
@@ -48,6 +49,9 @@ typedef struct procmem_options
 	procmem_method method;
 	unsigned	pagemap_flags;	/* PROCFS_NO_PAGEMAP_SCAN, ... */
 	int			want_cmdline;	/* read the process title too */
+	int			want_tables;	/* page tables with the segment in huge pages */
+	uint64_t	seg_start;		/* ... the main segment, for want_tables */
+	uint64_t	seg_end;
 } procmem_options;
 
 typedef struct procmem_sample
@@ -56,6 +60,7 @@ typedef struct procmem_sample
 	procfs_status status;
 	procfs_smaps smaps;			/* all missing unless want_pss */
 	procfs_anon anon;			/* negative unless read by the pagemap method */
+	procfs_tables tables;		/* bytes negative unless want_tables */
 	int64_t		oom_score;		/* valid unless its file is unreadable */
 	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
 	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */

@@ -1,0 +1,295 @@
+/*
+ * pagetables.c
+ *		A process's page tables as they would be with the main shared memory
+ *		segment in huge pages (no PostgreSQL headers); see pagetables.h.
+ */
+#include "pagetables.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pagemap.h"
+#include "pagemap_abi.h"
+
+/* pagemap entries read per pread when PAGEMAP_SCAN is missing */
+#define ENTRIES_PER_READ	4096
+/* populated ranges returned per PAGEMAP_SCAN call */
+#define REGIONS_PER_SCAN	256
+
+/* One level of the tables: how many of its pages are in use. */
+typedef struct level
+{
+	int			shift;			/* the address range one page maps: 1 << shift */
+	int64_t		pages;
+	uint64_t	last;			/* the last range counted: ranges come in order */
+	int			any;
+} level;
+
+typedef struct tables_reader
+{
+	int			fd;
+	int64_t		page_size;
+	uint64_t	seg_start;
+	uint64_t	seg_end;
+	int64_t		seg_resident;
+	level		pte;
+	level		pmd;
+	level		pud;
+	procfs_result res;
+	procfs_tables *t;
+} tables_reader;
+
+static void
+fail(tables_reader *r, procfs_result res, int file)
+{
+	if (r->res == PROCFS_OK)
+	{
+		r->res = res;
+		r->t->failed_file = file;
+	}
+}
+
+/* Counts the ranges of this level that [start, end) enters for the first time. */
+static void
+level_add(level *l, uint64_t start, uint64_t end)
+{
+	uint64_t	first = start >> l->shift;
+	uint64_t	last = (end - 1) >> l->shift;
+
+	if (l->any && first <= l->last)
+		first = l->last + 1;
+	if (first > last)
+		return;
+	l->pages += (int64_t) (last - first + 1);
+	l->last = last;
+	l->any = 1;
+}
+
+/* [start, end) holds pages; outside the segment they need PTE pages too. */
+static void
+in_use(tables_reader *r, uint64_t start, uint64_t end, int outside)
+{
+	if (end <= start)
+		return;
+	if (outside)
+		level_add(&r->pte, start, end);
+	level_add(&r->pmd, start, end);
+	level_add(&r->pud, start, end);
+}
+
+/*
+ * PAGEMAP_SCAN over [start, end) for present or swapped pages. With
+ * first_only, stops at the first page (is this range in use at all?).
+ */
+static void
+scan(tables_reader *r, uint64_t start, uint64_t end, int first_only, int outside)
+{
+	struct pm_page_region regions[REGIONS_PER_SCAN];
+	struct pm_scan_arg_abi arg;
+
+	/* zeroed: memory checkers that do not know the ioctl see defined bytes */
+	memset(regions, 0, sizeof(regions));
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.start = start;
+	arg.end = end;
+	arg.vec = (uint64_t) (uintptr_t) regions;
+	arg.vec_len = first_only ? 1 : REGIONS_PER_SCAN;
+	arg.max_pages = first_only ? 1 : 0;
+	arg.category_anyof_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
+	arg.return_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
+
+	while (r->res == PROCFS_OK && arg.start < end)
+	{
+		int			n = ioctl(r->fd, PM_IOCTL_PAGEMAP_SCAN, &arg);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+		{
+			fail(r, procfs_errno_result(errno), 1);
+			return;
+		}
+		for (int i = 0; i < n && i < (int) arg.vec_len; i++)
+			in_use(r, regions[i].start, regions[i].end, outside);
+		if ((first_only && n > 0) || arg.walk_end >= end)
+			return;
+		if (arg.walk_end <= arg.start)
+		{
+			fail(r, PROCFS_UNREADABLE, 1);	/* no progress: do not spin */
+			return;
+		}
+		arg.start = arg.walk_end;
+	}
+}
+
+/* Without PAGEMAP_SCAN: every pagemap entry of [start, end). */
+static void
+read_entries(tables_reader *r, uint64_t start, uint64_t end)
+{
+	uint64_t	buf[ENTRIES_PER_READ];
+	uint64_t	ps = (uint64_t) r->page_size;
+	uint64_t	page = start / ps;
+	uint64_t	last = end / ps;
+
+	while (page < last && r->res == PROCFS_OK)
+	{
+		uint64_t	want = last - page < ENTRIES_PER_READ ? last - page : ENTRIES_PER_READ;
+		ssize_t		got = pread(r->fd, buf, want * sizeof(uint64_t),
+								(off_t) (page * sizeof(uint64_t)));
+		size_t		n;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+		{
+			fail(r, procfs_errno_result(errno), 1);
+			return;
+		}
+		if (got < (ssize_t) sizeof(uint64_t))
+		{
+			fail(r, PROCFS_GONE, 1);	/* empty: the process has no mm */
+			return;
+		}
+		n = (size_t) got / sizeof(uint64_t);
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64_t	addr = (page + i) * ps;
+			uint64_t	next;
+
+			if (!(buf[i] & (PM_ENTRY_PRESENT | PM_ENTRY_SWAPPED)))
+				continue;
+			in_use(r, addr, addr + ps, 1);
+			/* the rest of this PTE page's range adds nothing */
+			next = ((addr >> r->pte.shift) + 1) << r->pte.shift;
+			i = (size_t) (next / ps - page) - 1;
+		}
+		page += n;
+	}
+}
+
+/*
+ * Without PAGEMAP_SCAN, the segment's 1 GB ranges in use are a guess (see
+ * pagetables.h): asking each would read 2 MB of pagemap per GB untouched.
+ */
+static void
+guess_segment(tables_reader *r, uint64_t start, uint64_t end)
+{
+	int			shift = r->pmd.shift;
+	uint64_t	first = start >> shift;
+	uint64_t	last = (end - 1) >> shift;
+	uint64_t	filled;
+
+	if (r->seg_resident <= 0)
+		return;
+	filled = (((uint64_t) r->seg_resident - 1) >> shift) + 1;
+	if (filled + 2 >= last - first + 1)
+		in_use(r, start, end, 0);
+	else
+	{
+		in_use(r, start, (first + filled + 1) << shift, 0);
+		in_use(r, last << shift, end, 0);
+	}
+}
+
+static void
+maps_line(void *arg, const char *line, size_t len)
+{
+	tables_reader *r = arg;
+	procfs_vma	vma;
+
+	if (r->res != PROCFS_OK || procfs_parse_maps_line(line, len, &vma) != 0)
+		return;
+	if (vma.start >> 63)
+		return;					/* [vsyscall]: kernel address space */
+	if (vma.start < r->seg_end && vma.end > r->seg_start)
+		guess_segment(r, vma.start > r->seg_start ? vma.start : r->seg_start,
+					  vma.end < r->seg_end ? vma.end : r->seg_end);
+	else if (vma.readable || vma.writable || vma.executable)
+		read_entries(r, vma.start, vma.end);	/* PROT_NONE holds no page */
+}
+
+static int
+log2_of(uint64_t v)
+{
+	int			n = 0;
+
+	while (v > 1)
+	{
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+procfs_result
+procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
+				   int64_t seg_resident, procfs_tables *t)
+{
+	tables_reader r;
+	char		path[64];
+	uint64_t	top = 0;
+	int			bits;
+
+	memset(t, 0, sizeof(*t));
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	r.res = PROCFS_OK;
+	r.page_size = sysconf(_SC_PAGESIZE);
+	if (r.page_size <= 0)
+		r.page_size = 4096;
+	r.seg_start = seg_start;
+	r.seg_end = seg_end > seg_start ? seg_end : seg_start;
+	r.seg_resident = seg_resident;
+	/* a table is a page of 8-byte entries: 4 kB pages give 2 MB, 1 GB, 512 GB */
+	bits = log2_of((uint64_t) r.page_size / 8);
+	r.pte.shift = log2_of((uint64_t) r.page_size) + bits;
+	r.pmd.shift = r.pte.shift + bits;
+	r.pud.shift = r.pmd.shift + bits;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int) pid);
+	r.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0)
+	{
+		t->failed_file = 1;
+		return procfs_errno_result(errno);
+	}
+	if (!(flags & PROCFS_NO_PAGEMAP_SCAN))
+		top = pagemap_scan_top(r.fd, r.page_size);
+	if (top != 0)
+	{
+		t->used_scan = 1;
+		if (r.seg_end > r.seg_start && r.seg_end <= top)
+		{
+			scan(&r, 0, r.seg_start, 0, 1);
+			for (uint64_t g = r.seg_start >> r.pmd.shift;
+				 g <= (r.seg_end - 1) >> r.pmd.shift && r.res == PROCFS_OK; g++)
+			{
+				uint64_t	lo = g << r.pmd.shift;
+				uint64_t	hi = (g + 1) << r.pmd.shift;
+
+				scan(&r, lo > r.seg_start ? lo : r.seg_start,
+					 hi < r.seg_end ? hi : r.seg_end, 1, 0);
+			}
+			scan(&r, r.seg_end, top, 0, 1);
+		}
+		else
+			scan(&r, 0, top, 0, 1);
+	}
+	else
+	{
+		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
+
+		if (res != PROCFS_OK)
+			fail(&r, res, 0);
+	}
+	close(r.fd);
+	t->pte_pages = r.pte.pages;
+	t->pmd_pages = r.pmd.pages;
+	t->pud_pages = r.pud.pages;
+	t->bytes = (t->pte_pages + t->pmd_pages + t->pud_pages) * r.page_size;
+	return r.res;
+}
