@@ -104,7 +104,8 @@ def write_report(name, off, on, a, command):
     ax.set_xticklabels([f"{r[0]} ({a.connections} connections)" for r in rows])
     ax.set_ylabel("page tables of the server's processes (MB)")
     ax.set_title("Page tables with huge pages: predicted with huge_pages=off, then measured")
-    ax.legend()
+    ax.set_ylim(0, max(max(r[3], r[4], r[5]) for r in rows) / MB * 1.3)
+    ax.legend(loc="upper center", ncol=3)
     fig.tight_layout()
     fig.savefig(result_path(name + ".png"), dpi=110)
 
