@@ -8,7 +8,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(10);
+SELECT plan(11);
 
 CREATE TEMP TABLE hidden AS SELECT pg_temp.nondumpable_connection('hidden') AS pid;
 
@@ -27,6 +27,10 @@ SELECT is((SELECT count(*) FROM pg_procmem_process((SELECT pid FROM hidden))), 1
 SELECT is((SELECT backend_type || ' ' || usename FROM pg_procmem_backends JOIN hidden USING (pid)),
 	'client backend ' || current_user, 'pg_procmem_backends says who it is');
 SELECT is((SELECT count(*) FROM pg_procmem_oom JOIN hidden USING (pid)), 1::bigint, 'pg_procmem_oom lists it');
+SELECT ok((SELECT page_tables IS NULL AND page_tables_with_huge_pages IS NULL AND exact IS NULL
+	       AND unreadable @> ARRAY['status', 'pagemap']
+	       FROM pg_procmem_page_tables() JOIN hidden USING (pid)),
+	'pg_procmem_page_tables(): a row, its tables NULL, status and pagemap named unreadable');
 SELECT ok((SELECT count(*) >= 4 FROM pg_procmem_processes() WHERE overhead > 0),
 	'the other processes are read as usual');
 
