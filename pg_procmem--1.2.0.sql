@@ -896,35 +896,18 @@ WITH s AS (
 	WHERE c.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) k.cpus)
 
 	UNION ALL
-	SELECT 'connection_rate',
-		   -- pg_stat_database's counters survive restarts: a rate is printed
-		   -- only over a window this server saw whole (statistics reset
-		   -- since it started), else it is unknown
-		   CASE WHEN r.measured THEN 'warning' ELSE 'info' END,
-		   CASE WHEN r.measured
-				THEN pg_catalog.format('%s new sessions per second on average: %s sessions in pg_stat_database '
-									   'since its statistics were reset', pg_catalog.round(r.rate::numeric, 1), r.sessions)
-				ELSE pg_catalog.format('new sessions per second: unknown; pg_stat_database counts %s sessions since '
-									   'before this server started (%s)', r.sessions,
-									   pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ'))
-		   END,
-		   CASE WHEN r.measured
-				THEN 'every connection is a new process: forking it and warming its caches costs more than most queries; '
-					 'a pooler keeps the server connections open (with one connection per transaction, one served about 8 '
-					 'times more transactions)'
-				ELSE 'the counters include sessions of earlier runs of the server: SELECT pg_stat_reset() in each '
-					 'database (it resets all of that database''s statistics) starts a window this check can measure'
-		   END
-	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions,
-				 pg_catalog.sum(d.sessions OPERATOR(pg_catalog./)
-								GREATEST(EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) d.stats_reset), 1)) AS rate,
-				 pg_catalog.count(*) FILTER (WHERE d.sessions OPERATOR(pg_catalog.>) 0
-											 AND (d.stats_reset IS NULL
-												  OR d.stats_reset OPERATOR(pg_catalog.<) pg_catalog.pg_postmaster_start_time()))
-					 OPERATOR(pg_catalog.=) 0 AS measured
-		  FROM pg_catalog.pg_stat_database AS d) AS r
+	SELECT 'connection_rate', 'info',
+		   -- pg_stat_database's counters survive restarts, and stats_reset
+		   -- moves with a single table's or function's reset while sessions
+		   -- stays: no window the count covers can be told, so no rate
+		   pg_catalog.format('new sessions per second: unknown; pg_stat_database counts %s sessions, which may '
+							 'include sessions of runs before this one (started %s)', r.sessions,
+							 pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
+		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
+		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions)'
+	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions FROM pg_catalog.pg_stat_database AS d) AS r
 	WHERE r.sessions OPERATOR(pg_catalog.>=) 1000
-	  AND (NOT r.measured OR r.rate OPERATOR(pg_catalog.>=) 10)
 
 	UNION ALL
 	SELECT 'swap', 'warning',

@@ -47,31 +47,38 @@ REPEATED = {
 }
 
 
-def one_size(sb_mb, connections, reps, port, touch):
+def start(sb_mb, connections, port):
+    """A cluster of this shared_buffers with idle connections: (cluster, monitor, conns)."""
     # Cluster sizes shared_buffers as touched_mb / 0.85 + 16
     cl = Cluster(int((sb_mb - 16) * 0.85), False, connections, port)
-    conns = []
-    try:
-        mon = cl.connect()
-        mon.execute("CREATE EXTENSION pg_procmem")
-        conns = [cl.connect() for _ in range(connections)]
-        size = mon.execute("SELECT main_segment_size FROM pg_procmem_shared_memory(false)").fetchone()[0]
-        times = {q: [] for q in QUERIES}
-        for r in range(reps):
-            for q in (list(QUERIES) if r % 2 == 0 else list(reversed(QUERIES))):
-                t0 = time.perf_counter()
-                mon.execute(QUERIES[q]).fetchall()
-                times[q].append(time.perf_counter() - t0)
-        untouched = mon.execute("SELECT main_segment_resident, main_segment_resident_exact "
-                                "FROM pg_procmem_shared_memory()").fetchone()
-        cancel = {v: cancel_latency(cl, q, 5) for v, q in REPEATED.items()}
-        touched, acc_touched = None, []
-        if not touch:
-            return {"sb_mb": sb_mb, "size": size,
-                    "ms": {q: statistics.median(t) * 1000 for q, t in times.items()},
-                    "accounting_touched_ms": None,
-                    "cancel_ms": {v: (x * 1000 if x is not None else None) for v, x in cancel.items()},
-                    "untouched": untouched, "touched": None}
+    mon = cl.connect()
+    mon.execute("CREATE EXTENSION pg_procmem")
+    return cl, mon, [cl.connect() for _ in range(connections)]
+
+
+def time_all(runs, reps):
+    """Every view on every cluster, reps times, interleaved across clusters
+    and queries (the order reversed every other round): drift in the
+    machine's speed hits every size alike. Medians, ms."""
+    times = {(i, q): [] for i in range(len(runs)) for q in QUERIES}
+    keys = list(times)
+    for r in range(reps):
+        for i, q in (keys if r % 2 == 0 else list(reversed(keys))):
+            mon = runs[i][1]
+            t0 = time.perf_counter()
+            mon.execute(QUERIES[q]).fetchall()
+            times[(i, q)].append(time.perf_counter() - t0)
+    return [{q: statistics.median(times[(i, q)]) * 1000 for q in QUERIES} for i in range(len(runs))]
+
+
+def finish(sb_mb, cl, mon, reps, touch):
+    """The rest, one cluster at a time: residency, cancel, the touched run."""
+    size = mon.execute("SELECT main_segment_size FROM pg_procmem_shared_memory(false)").fetchone()[0]
+    untouched = mon.execute("SELECT main_segment_resident, main_segment_resident_exact "
+                            "FROM pg_procmem_shared_memory()").fetchone()
+    cancel = {v: cancel_latency(cl, q, 5) for v, q in REPEATED.items()}
+    touched, acc_touched = None, []
+    if touch:
         # touch 85% of shared_buffers: the residency estimate against the
         # pages a scan of the table brought in (one 8 kB buffer per page)
         mon.execute("CREATE UNLOGGED TABLE touch (id int, pad char(1000)) WITH (fillfactor = 10)")
@@ -84,15 +91,32 @@ def one_size(sb_mb, connections, reps, port, touch):
             t0 = time.perf_counter()
             mon.execute(QUERIES["pg_procmem_accounting"]).fetchall()
             acc_touched.append(time.perf_counter() - t0)
-    finally:
-        for c in conns:
-            c.close()
-        cl.stop()
     return {"sb_mb": sb_mb, "size": size,
-            "ms": {q: statistics.median(t) * 1000 for q, t in times.items()},
-            "accounting_touched_ms": statistics.median(acc_touched) * 1000,
+            "accounting_touched_ms": statistics.median(acc_touched) * 1000 if touch else None,
             "cancel_ms": {v: (x * 1000 if x is not None else None) for v, x in cancel.items()},
             "untouched": untouched, "touched": touched}
+
+
+def measure(sizes, connections, reps, touch_max_mb):
+    """All clusters up at once (their segments untouched cost no memory)."""
+    runs, res = [], []
+    try:
+        for i, sb in enumerate(sizes):
+            runs.append(start(sb, connections, 5497 - i))
+        ms = time_all(runs, reps)
+        for i, (cl, mon, conns) in enumerate(runs):
+            res.append(dict(finish(sizes[i], cl, mon, reps, sizes[i] <= touch_max_mb), ms=ms[i]))
+            for c in conns:
+                c.close()
+            cl.stop()
+            runs[i] = None
+    finally:
+        for r in runs:
+            if r:
+                for c in r[2]:
+                    c.close()
+                r[0].stop()
+    return res
 
 
 def main():
@@ -106,14 +130,14 @@ def main():
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("run as root")
-    res = [one_size(int(s), a.connections, a.reps, 5497, int(s) <= a.touch_max_mb)
-           for s in a.sizes_mb.split(",")]
+    res = measure([int(x) for x in a.sizes_mb.split(",")], a.connections, a.reps, a.touch_max_mb)
 
     base = res[0]
     lines = [f"# What the shared-memory views cost, against the segment's size: {a.name}", "",
              "Reproduce: `%s` (as root). " % " ".join(["bench/run", "shmem", *sys.argv[1:]]) +
-             f"One cluster per shared_buffers size, huge_pages off, {a.connections} idle connections, "
-             f"the segment untouched; each view timed {a.reps} times, interleaved, medians. "
+             f"One cluster per shared_buffers size, all running at once, huge_pages off, {a.connections} idle "
+             f"connections each, the segments untouched; each view on each cluster timed {a.reps} times, "
+             f"interleaved across clusters and views, medians. "
              f"Cancel: the advice, or the function under the accounting with its costly parts, read once "
              f"per row of a long query; the latency from the cancel request to the error (median of 5). "
              f"1.1.0 (the issue that asked for this): advice 15 ms at 128 MB and 164 ms at 12 GB, "

@@ -133,27 +133,35 @@ posix_dsm_usage(int64 *count, int64 *bytes)
 
 	procmem_members_begin(&m);
 	pids = procmem_candidates(&n);
-	for (int i = 0; i < n && known; i++)
+	/* the inode set is malloc'd (plain C): freed on a cancel too */
+	PG_TRY();
 	{
-		procfs_stat id;
-		procmem_membership kind;
-		procfs_result res;
+		for (int i = 0; i < n && known; i++)
+		{
+			procfs_stat id;
+			procmem_membership kind;
+			procfs_result res;
 
-		CHECK_FOR_INTERRUPTS();
-		kind = procmem_member(&m, pids[i], &id);
-		if (kind == MEMBER_HIDDEN)
-			known = false;
-		if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
-			continue;
-		res = sysmem_mapped_inodes(pids[i], "/dev/shm/PostgreSQL.", &inodes);
-		if (res == PROCFS_UNREADABLE)
-			known = false;		/* a segment only it maps would be missed */
+			CHECK_FOR_INTERRUPTS();
+			kind = procmem_member(&m, pids[i], &id);
+			if (kind == MEMBER_HIDDEN)
+				known = false;
+			if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+				continue;
+			res = sysmem_mapped_inodes(pids[i], "/dev/shm/PostgreSQL.", &inodes);
+			if (res == PROCFS_UNREADABLE)
+				known = false;	/* a segment only it maps would be missed */
+		}
+		known = known && sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &inodes,
+										  count, bytes) == 0;
 	}
+	PG_FINALLY();
+	{
+		sysmem_inodes_free(&inodes);
+	}
+	PG_END_TRY();
 	procmem_members_end(&m);
 	pfree(pids);
-	known = known && sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &inodes,
-									  count, bytes) == 0;
-	sysmem_inodes_free(&inodes);
 	return known;
 }
 
