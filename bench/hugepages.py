@@ -66,12 +66,13 @@ def run(touched_mb, huge_pages, n, port):
     return res
 
 
-def write_report(name, off, on, a, command):
+def write_report(name, pairs, a, command):
+    """pairs: [(off, on)], one per start of each cluster."""
     rows = []
-    for state in ("idle", "touched"):
-        measured = on[state]["page_tables"]
-        rows.append((state, off[state]["processes"], off[state]["page_tables"], off[state]["old"],
-                     off[state]["new"], measured))
+    for k, (off, on) in enumerate(pairs):
+        for state in ("idle", "touched"):
+            rows.append((k + 1, state, off[state]["processes"], off[state]["page_tables"],
+                         off[state]["old"], off[state]["new"], on[state]["page_tables"]))
     lines = [
         f"# page_tables_with_huge_pages against a huge-pages run: {name}",
         "",
@@ -79,32 +80,38 @@ def write_report(name, off, on, a, command):
         f"{a.connections} connections; idle (connected), then touched (each read a {a.touched_mb} MB "
         "table from shared_buffers). The prediction is read with huge_pages=off; the same cluster and "
         "workload are then run with huge_pages=on and their page tables (VmPTE of every server process) "
-        "measured. 1.1.0's estimate is computed from the same processes' figures. Kernel "
-        f"{os.uname().release}.",
+        "measured. 1.1.0's estimate is computed from the same processes' figures. Each pair of starts "
+        "places the mappings anew (address space layout randomization), which moves the page-table pages "
+        f"of both runs: {len(pairs)} pairs. Kernel {os.uname().release}.",
         "",
-        "| state | processes | page tables, huge_pages=off | 1.1.0 estimate | 1.2.0 prediction | "
+        "| pair | state | processes | page tables, huge_pages=off | 1.1.0 estimate | 1.2.0 prediction | "
         "measured, huge_pages=on | 1.1.0 / measured | 1.2.0 / measured |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for state, procs, now, old, new, measured in rows:
-        lines.append(f"| {state} | {procs} | {now / MB:,.1f} MB | {old / MB:,.1f} MB | {new / MB:,.1f} MB | "
+    for k, state, procs, now, old, new, measured in rows:
+        lines.append(f"| {k} | {state} | {procs} | {now / MB:,.1f} MB | {old / MB:,.1f} MB | {new / MB:,.1f} MB | "
                      f"{measured / MB:,.1f} MB | {old / measured:.3f} | {new / measured:.3f} |")
-    lines += ["", "![prediction against measured](%s.png)" % name, ""]
+    new_r = [r[5] / r[6] for r in rows]
+    old_r = [r[4] / r[6] for r in rows]
+    lines += ["", f"1.2.0 / measured: {min(new_r):.3f} to {max(new_r):.3f}; "
+              f"1.1.0 / measured: {min(old_r):.3f} to {max(old_r):.3f}.",
+              "", "![prediction against measured](%s.png)" % name, ""]
     with open(result_path(name + ".md"), "w") as f:
         f.write("\n".join(lines))
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.27
-    for i, (label, key, color) in enumerate([("1.1.0 estimate", 3, "#bbbbbb"),
-                                             ("1.2.0 prediction", 4, "#1f77b4"),
-                                             ("measured, huge_pages=on", 5, "#2ca02c")]):
+    for i, (label, key, color) in enumerate([("1.1.0 estimate", 4, "#bbbbbb"),
+                                             ("1.2.0 prediction", 5, "#1f77b4"),
+                                             ("measured, huge_pages=on", 6, "#2ca02c")]):
         xs = [j + (i - 1) * width for j in range(len(rows))]
         ax.bar(xs, [r[key] / MB for r in rows], width, label=label, color=color)
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([f"{r[0]} ({a.connections} connections)" for r in rows])
+    ax.set_xticklabels([f"{r[1]} #{r[0]}" for r in rows])
     ax.set_ylabel("page tables of the server's processes (MB)")
-    ax.set_title("Page tables with huge pages: predicted with huge_pages=off, then measured")
-    ax.set_ylim(0, max(max(r[3], r[4], r[5]) for r in rows) / MB * 1.3)
+    ax.set_title(f"Page tables with huge pages, {a.connections} connections: "
+                 "predicted with huge_pages=off, then measured")
+    ax.set_ylim(0, max(max(r[4], r[5], r[6]) for r in rows) / MB * 1.3)
     ax.legend(loc="upper center", ncol=3)
     fig.tight_layout()
     fig.savefig(result_path(name + ".png"), dpi=110)
@@ -116,13 +123,14 @@ def main():
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--touched-mb", type=int, default=1700)
     ap.add_argument("--port", type=int, default=5497)
+    ap.add_argument("--pairs", type=int, default=3, help="off/on pairs of starts")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("run as root (huge pages, runuser)")
-    off = run(a.touched_mb, False, a.connections, a.port)
-    on = run(a.touched_mb, True, a.connections, a.port)
+    pairs = [(run(a.touched_mb, False, a.connections, a.port),
+              run(a.touched_mb, True, a.connections, a.port)) for _ in range(a.pairs)]
     command = ("bench/run hugepages " + " ".join(sys.argv[1:])).strip()
-    write_report(a.name, off, on, a, command)
+    write_report(a.name, pairs, a, command)
     print(f"wrote bench/results/{a.name}.md")
 
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, skip
+from tap import ok, done, rows, value, skip, execute
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PTE_RANGE = PAGE * (PAGE // 8)          # 2 MB with 4 kB pages
@@ -62,6 +62,7 @@ def vm_pte(pid):
 
 
 def main():
+    execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
     if value("SELECT main_segment_hugetlb FROM pg_procmem_shared_memory(false)") == "t":
         skip(5, "the main segment is in huge pages: nothing to predict")
         done()
