@@ -34,7 +34,8 @@ SELECT CASE WHEN current_setting('dynamic_shared_memory_type') <> 'posix'
 	THEN skip('dynamic_shared_memory_type is not posix', 1)
 	ELSE is((SELECT dsm_segments::bigint FROM pg_procmem_accounting), pg_temp.mapped_dsm(),
 	        'it is not counted') END;
-COPY (SELECT 1) TO PROGRAM 'rm -f /dev/shm/PostgreSQL.4242424242';
+-- (the program reads its input: exiting unread would break COPY's pipe)
+COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -f /dev/shm/PostgreSQL.4242424242';
 
 -- a backend whose /proc this one may not read (non-dumpable, procmem_test):
 -- a segment only it maps would be missed, so DSM is unknown, and so are the
