@@ -208,8 +208,8 @@ maps_line(void *arg, const char *line, size_t len)
 	if (vma.start < r->seg_end && vma.end > r->seg_start)
 		guess_segment(r, vma.start > r->seg_start ? vma.start : r->seg_start,
 					  vma.end < r->seg_end ? vma.end : r->seg_end);
-	else if (vma.readable || vma.writable || vma.executable)
-		read_entries(r, vma.start, vma.end);	/* PROT_NONE holds no page */
+	else
+		read_entries(r, vma.start, vma.end);	/* PROT_NONE too: mprotect keeps pages */
 }
 
 static int
@@ -277,14 +277,19 @@ procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_e
 			scan(&r, r.seg_end, top, 0, 1);
 		}
 		else
-			scan(&r, 0, top, 0, 1);
+			fail(&r, PROCFS_UNREADABLE, 1);	/* no segment to leave out */
 	}
 	else
 	{
 		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
 
+		uint64_t	entry;
+
 		if (res != PROCFS_OK)
 			fail(&r, res, 0);
+		/* a process whose memory is gone reads an empty maps file: not "none" */
+		else if (pread(r.fd, &entry, sizeof(entry), 0) < (ssize_t) sizeof(entry))
+			fail(&r, PROCFS_GONE, 1);
 	}
 	close(r.fd);
 	t->pte_pages = r.pte.pages;

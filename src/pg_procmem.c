@@ -341,7 +341,7 @@ pg_procmem_page_tables(PG_FUNCTION_ARGS)
 	opt.want_tables = 1;
 	/* ProcGlobal lives in the main segment, at the same address in every child */
 	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
-		opt.seg_start = opt.seg_end = 0;
+		opt.want_tables = 0;	/* no segment to leave out: the figure is NULL */
 	emit_members(rsinfo, emit_tables, &opt);
 	return (Datum) 0;
 }
