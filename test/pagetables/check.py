@@ -33,22 +33,32 @@ def segment(postmaster):
     return best
 
 
-def segment_pte_pages(pid, start, end):
-    """2 MB ranges of [start, end) with a page present or swapped in pid."""
+def used_ranges(fd, start, end):
+    """2 MB ranges of [start, end) with a page present or swapped."""
     ranges = set()
+    page = start // PAGE
+    while page < end // PAGE:
+        n = min(end // PAGE - page, 65536)
+        buf = os.pread(fd, n * 8, page * 8)
+        got = len(buf) // 8
+        if got == 0:
+            break
+        for i, e in enumerate(struct.unpack("%dQ" % got, buf)):
+            if e & (3 << 62):
+                ranges.add((page + i) * PAGE // PTE_RANGE)
+        page += got
+    return ranges
+
+
+def segment_pte_pages(pid, start, end):
+    """The PTE pages huge pages would remove: 2 MB ranges with a page of the
+    segment in pid, less those that also hold a page outside it (a segment
+    not aligned to 2 MB shares its end ranges with its neighbours)."""
     fd = os.open("/proc/%d/pagemap" % pid, os.O_RDONLY)
     try:
-        page = start // PAGE
-        while page < end // PAGE:
-            n = min(end // PAGE - page, 65536)
-            buf = os.pread(fd, n * 8, page * 8)
-            got = len(buf) // 8
-            if got == 0:
-                break
-            for i, e in enumerate(struct.unpack("%dQ" % got, buf)):
-                if e & (3 << 62):
-                    ranges.add((page + i) * PAGE // PTE_RANGE)
-            page += got
+        ranges = used_ranges(fd, start, end)
+        first, last = start // PTE_RANGE * PTE_RANGE, -(-end // PTE_RANGE) * PTE_RANGE
+        ranges -= used_ranges(fd, first, start) | used_ranges(fd, end, last)
     finally:
         os.close(fd)
     return len(ranges)
