@@ -159,34 +159,82 @@ fail(anon_reader *r, procfs_result res, int file)
 	}
 }
 
-/* Reads the pagemap entries of [start, end) and counts them. */
-static void
-count_range(anon_reader *r, uint64_t start, uint64_t end)
+procfs_result
+pagemap_read_entries(int pagemap_fd, int64_t page_size, uint64_t start, uint64_t end,
+					 pagemap_entries_fn fn, void *arg)
 {
 	uint64_t	buf[ENTRIES_PER_READ];
-	uint64_t	page = start / (uint64_t) r->page_size;
-	uint64_t	last = end / (uint64_t) r->page_size;
+	uint64_t	page = start / (uint64_t) page_size;
+	uint64_t	last = end / (uint64_t) page_size;
 
-	while (page < last && r->res == PROCFS_OK)
+	while (page < last)
 	{
 		uint64_t	want = last - page < ENTRIES_PER_READ ? last - page : ENTRIES_PER_READ;
-		ssize_t		got = pread(r->pagemap_fd, buf, want * sizeof(uint64_t),
+		ssize_t		got = pread(pagemap_fd, buf, want * sizeof(uint64_t),
 								(off_t) (page * sizeof(uint64_t)));
+		size_t		n;
 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			fail(r, procfs_errno_result(errno), 1);
-		else if (got < (ssize_t) sizeof(uint64_t))
-			fail(r, PROCFS_GONE, 1);	/* empty: the process has no mm */
-		else
-		{
-			size_t		n = (size_t) got / sizeof(uint64_t);
-
-			procfs_count_entries(buf, n, r->page_size, r->anon);
-			page += n;
-		}
+			return procfs_errno_result(errno);
+		if (got < (ssize_t) sizeof(uint64_t))
+			return PROCFS_GONE;	/* empty: the process has no mm */
+		n = (size_t) got / sizeof(uint64_t);
+		if (fn(arg, page, buf, n))
+			break;
+		page += n;
 	}
+	return PROCFS_OK;
+}
+
+procfs_result
+pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
+{
+	uint64_t	end = arg->end;
+
+	while (arg->start < end)
+	{
+		int			n = ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, arg);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return procfs_errno_result(errno);
+		if (n > (int) arg->vec_len)
+			n = (int) arg->vec_len;
+		if (fn(fn_arg, (const struct pm_page_region *) (uintptr_t) arg->vec, n))
+			break;
+		if ((arg->max_pages && n > 0) || arg->walk_end >= end)
+			break;
+		if (arg->walk_end <= arg->start)
+			return PROCFS_UNREADABLE;	/* no progress: do not spin */
+		arg->start = arg->walk_end;
+	}
+	return PROCFS_OK;
+}
+
+static int
+count_entries(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
+{
+	anon_reader *r = arg;
+
+	(void) first_page;
+	procfs_count_entries(entries, n, r->page_size, r->anon);
+	return 0;
+}
+
+/* Reads the pagemap entries of [start, end) and counts them. */
+static void
+count_range(anon_reader *r, uint64_t start, uint64_t end)
+{
+	procfs_result res;
+
+	if (r->res != PROCFS_OK)
+		return;
+	res = pagemap_read_entries(r->pagemap_fd, r->page_size, start, end, count_entries, r);
+	if (res != PROCFS_OK)
+		fail(r, res, 1);
 }
 
 /*
@@ -194,9 +242,10 @@ count_range(anon_reader *r, uint64_t start, uint64_t end)
  * several nearby regions with one pread but counting only inside regions
  * (the gaps hold zero-page mappings the scan left out on purpose).
  */
-static void
-count_regions(anon_reader *r, const struct pm_page_region *regions, int n)
+static int
+count_regions(void *arg, const struct pm_page_region *regions, int n)
 {
+	anon_reader *r = arg;
 	uint64_t	buf[ENTRIES_PER_READ];
 	uint64_t	ps = (uint64_t) r->page_size;
 	int			i = 0;
@@ -236,6 +285,7 @@ count_regions(anon_reader *r, const struct pm_page_region *regions, int n)
 								 (regions[i].end - regions[i].start) / ps,
 								 r->page_size, r->anon);
 	}
+	return r->res != PROCFS_OK;
 }
 
 /*
@@ -263,26 +313,12 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 	arg.category_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
 
-	while (r->res == PROCFS_OK && arg.start < end)
+	if (r->res == PROCFS_OK)
 	{
-		int			n = ioctl(r->pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg);
+		procfs_result res = pagemap_scan(r->pagemap_fd, &arg, count_regions, r);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-		{
-			fail(r, procfs_errno_result(errno), 1);
-			return;
-		}
-		count_regions(r, regions, n < REGIONS_PER_SCAN ? n : REGIONS_PER_SCAN);
-		if (arg.walk_end >= end)
-			return;
-		if (arg.walk_end <= arg.start)
-		{
-			fail(r, PROCFS_UNREADABLE, 1);	/* no progress: do not spin */
-			return;
-		}
-		arg.start = arg.walk_end;
+		if (res != PROCFS_OK)
+			fail(r, res, 1);
 	}
 }
 

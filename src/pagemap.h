@@ -69,6 +69,25 @@ extern void procfs_count_entries(const uint64_t *entries, size_t n, int64_t page
 extern uint64_t pagemap_scan_top(int pagemap_fd, int64_t page_size);
 
 /*
+ * The two ways of reading a pagemap file, shared by the readers: every
+ * entry of [start, end), passed to fn in chunks (first_page is the page
+ * number of entries[0]); or PAGEMAP_SCAN with arg as the caller set it up,
+ * each batch of regions passed to fn, until the range is walked (or, with
+ * arg->max_pages, until pages were found). fn returns nonzero to stop.
+ * PROCFS_GONE when the process has no memory any more.
+ */
+struct pm_scan_arg_abi;
+struct pm_page_region;
+typedef int (*pagemap_entries_fn) (void *arg, uint64_t first_page,
+								   const uint64_t *entries, size_t n);
+typedef int (*pagemap_regions_fn) (void *arg, const struct pm_page_region *regions, int n);
+extern procfs_result pagemap_read_entries(int pagemap_fd, int64_t page_size,
+										  uint64_t start, uint64_t end,
+										  pagemap_entries_fn fn, void *arg);
+extern procfs_result pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg,
+								  pagemap_regions_fn fn, void *fn_arg);
+
+/*
  * Reads a process's anonymous memory. On PROCFS_UNREADABLE, failed_file
  * says which file could not be read. A process that exits while being read
  * gives PROCFS_GONE (pagemap reads come back empty).

@@ -14,8 +14,6 @@
 #include "pagemap.h"
 #include "pagemap_abi.h"
 
-/* pagemap entries read per pread when PAGEMAP_SCAN is missing */
-#define ENTRIES_PER_READ	4096
 /* populated ranges returned per PAGEMAP_SCAN call */
 #define REGIONS_PER_SCAN	256
 
@@ -80,6 +78,23 @@ in_use(tables_reader *r, uint64_t start, uint64_t end, int outside)
 	level_add(&r->pud, start, end);
 }
 
+/* Which part of the address space a batch belongs to: for the callbacks. */
+typedef struct tables_batch
+{
+	tables_reader *r;
+	int			outside;
+} tables_batch;
+
+static int
+regions_in_use(void *arg, const struct pm_page_region *regions, int n)
+{
+	tables_batch *b = arg;
+
+	for (int i = 0; i < n; i++)
+		in_use(b->r, regions[i].start, regions[i].end, b->outside);
+	return 0;
+}
+
 /*
  * PAGEMAP_SCAN over [start, end) for present or swapped pages. With
  * first_only, stops at the first page (is this range in use at all?).
@@ -89,7 +104,11 @@ scan(tables_reader *r, uint64_t start, uint64_t end, int first_only, int outside
 {
 	struct pm_page_region regions[REGIONS_PER_SCAN];
 	struct pm_scan_arg_abi arg;
+	tables_batch b = {r, outside};
+	procfs_result res;
 
+	if (r->res != PROCFS_OK)
+		return;
 	/* zeroed: memory checkers that do not know the ioctl see defined bytes */
 	memset(regions, 0, sizeof(regions));
 	memset(&arg, 0, sizeof(arg));
@@ -101,74 +120,43 @@ scan(tables_reader *r, uint64_t start, uint64_t end, int first_only, int outside
 	arg.max_pages = first_only ? 1 : 0;
 	arg.category_anyof_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
 	arg.return_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
+	res = pagemap_scan(r->fd, &arg, regions_in_use, &b);
+	if (res != PROCFS_OK)
+		fail(r, res, 1);
+}
 
-	while (r->res == PROCFS_OK && arg.start < end)
+static int
+entries_in_use(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
+{
+	tables_reader *r = arg;
+	uint64_t	ps = (uint64_t) r->page_size;
+
+	for (size_t i = 0; i < n; i++)
 	{
-		int			n = ioctl(r->fd, PM_IOCTL_PAGEMAP_SCAN, &arg);
+		uint64_t	addr = (first_page + i) * ps;
+		uint64_t	next;
 
-		if (n < 0 && errno == EINTR)
+		if (!(entries[i] & (PM_ENTRY_PRESENT | PM_ENTRY_SWAPPED)))
 			continue;
-		if (n < 0)
-		{
-			fail(r, procfs_errno_result(errno), 1);
-			return;
-		}
-		for (int i = 0; i < n && i < (int) arg.vec_len; i++)
-			in_use(r, regions[i].start, regions[i].end, outside);
-		if ((first_only && n > 0) || arg.walk_end >= end)
-			return;
-		if (arg.walk_end <= arg.start)
-		{
-			fail(r, PROCFS_UNREADABLE, 1);	/* no progress: do not spin */
-			return;
-		}
-		arg.start = arg.walk_end;
+		in_use(r, addr, addr + ps, 1);
+		/* the rest of this PTE page's range adds nothing */
+		next = ((addr >> r->pte.shift) + 1) << r->pte.shift;
+		i = (size_t) (next / ps - first_page) - 1;
 	}
+	return 0;
 }
 
 /* Without PAGEMAP_SCAN: every pagemap entry of [start, end). */
 static void
 read_entries(tables_reader *r, uint64_t start, uint64_t end)
 {
-	uint64_t	buf[ENTRIES_PER_READ];
-	uint64_t	ps = (uint64_t) r->page_size;
-	uint64_t	page = start / ps;
-	uint64_t	last = end / ps;
+	procfs_result res;
 
-	while (page < last && r->res == PROCFS_OK)
-	{
-		uint64_t	want = last - page < ENTRIES_PER_READ ? last - page : ENTRIES_PER_READ;
-		ssize_t		got = pread(r->fd, buf, want * sizeof(uint64_t),
-								(off_t) (page * sizeof(uint64_t)));
-		size_t		n;
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-		{
-			fail(r, procfs_errno_result(errno), 1);
-			return;
-		}
-		if (got < (ssize_t) sizeof(uint64_t))
-		{
-			fail(r, PROCFS_GONE, 1);	/* empty: the process has no mm */
-			return;
-		}
-		n = (size_t) got / sizeof(uint64_t);
-		for (size_t i = 0; i < n; i++)
-		{
-			uint64_t	addr = (page + i) * ps;
-			uint64_t	next;
-
-			if (!(buf[i] & (PM_ENTRY_PRESENT | PM_ENTRY_SWAPPED)))
-				continue;
-			in_use(r, addr, addr + ps, 1);
-			/* the rest of this PTE page's range adds nothing */
-			next = ((addr >> r->pte.shift) + 1) << r->pte.shift;
-			i = (size_t) (next / ps - page) - 1;
-		}
-		page += n;
-	}
+	if (r->res != PROCFS_OK)
+		return;
+	res = pagemap_read_entries(r->fd, r->page_size, start, end, entries_in_use, r);
+	if (res != PROCFS_OK)
+		fail(r, res, 1);
 }
 
 /*
