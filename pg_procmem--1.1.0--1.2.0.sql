@@ -283,6 +283,143 @@ FROM b, r, g;
 COMMENT ON VIEW pg_procmem_headroom IS
 'how many more connections fit in the memory that is left, and the work_mem exposure';
 
+-- The memory history (needs pg_procmem in shared_preload_libraries): what
+-- the sampler saw at every sample, oldest first, kept in shared memory and
+-- across restarts in a file in the data directory. missing_ok: no rows,
+-- instead of an ERROR, when the library was not preloaded.
+CREATE FUNCTION pg_procmem_history_processes(
+	missing_ok boolean,
+	OUT sampled_at timestamptz,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT datname text,
+	OUT usename text,
+	OUT application_name text,
+	OUT state text,
+	OUT query_id bigint,
+	OUT query text,
+	OUT leader_pid integer,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT overhead bigint,
+	OUT private_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT swap bigint,
+	OUT context_bytes bigint,
+	OUT oom_score integer)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION pg_procmem_history_system_samples(
+	missing_ok boolean,
+	OUT sampled_at timestamptz,
+	OUT run_started timestamptz,
+	OUT processes integer,
+	OUT mem_total bigint,
+	OUT mem_available bigint,
+	OUT swap_used bigint,
+	OUT page_tables bigint,
+	OUT hugepages_total bigint,
+	OUT hugepages_free bigint,
+	OUT cgroup_usage bigint,
+	OUT cgroup_limit bigint,
+	OUT cgroup_oom_kills bigint,
+	OUT connections bigint,
+	OUT sample_ms double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION pg_procmem_crash_log(
+	missing_ok boolean,
+	OUT crashed_at timestamptz,
+	OUT how_known text,
+	OUT killed_pid integer,
+	OUT guessed_pid integer,
+	OUT signal integer,
+	OUT exit_code integer,
+	OUT logged text,
+	OUT cgroup_oom_kills bigint,
+	OUT last_sample_at timestamptz,
+	OUT seconds_since_sample double precision,
+	OUT last_seen_at timestamptz,
+	OUT backend_type text,
+	OUT query text,
+	OUT query_id bigint,
+	OUT query_start timestamptz,
+	OUT overhead bigint,
+	OUT context_bytes bigint,
+	OUT page_tables bigint,
+	OUT oom_score integer,
+	OUT top_pids integer[],
+	OUT top_backend_types text[],
+	OUT top_overheads bigint[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- One row per process per sample: who it was, what it ran, what it cost.
+CREATE VIEW pg_procmem_history AS
+SELECT * FROM @extschema@.pg_procmem_history_processes(false);
+
+COMMENT ON VIEW pg_procmem_history IS
+'every server process at every sample of the memory history: who, which query, what it cost';
+
+-- One row per sample: the machine and the server's cgroup.
+CREATE VIEW pg_procmem_history_system AS
+SELECT * FROM @extschema@.pg_procmem_history_system_samples(false);
+
+COMMENT ON VIEW pg_procmem_history_system IS
+'the machine and the server''s memory cgroup at every sample of the memory history';
+
+-- One row per crash restart the history saw (and per run that ended
+-- without a clean stop): who was killed, how that is known, and what the
+-- last sample before it showed. killed_pid is set only when the postmaster
+-- logged it; guessed_pid (the highest oom_score at the last sample) is a
+-- guess and says so. backend_type .. oom_score describe that process at its
+-- last sample (last_seen_at).
+CREATE VIEW pg_procmem_crashes AS
+SELECT * FROM @extschema@.pg_procmem_crash_log(false);
+
+COMMENT ON VIEW pg_procmem_crashes IS
+'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
+
+-- Memory by query, by sampling: what the backends running each query_id
+-- held while they ran it (active samples only), largest first.
+CREATE VIEW pg_procmem_query_memory AS
+SELECT h.query_id,
+	   pg_catalog.count(*) AS samples,
+	   pg_catalog.count(DISTINCT h.pid) AS backends,
+	   pg_catalog.max(h.overhead) AS max_overhead,
+	   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
+	   pg_catalog.max(h.context_bytes) AS max_context_bytes,
+	   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes,
+	   pg_catalog.min(h.sampled_at) AS first_seen,
+	   pg_catalog.max(h.sampled_at) AS last_seen,
+	   (pg_catalog.array_agg(h.query ORDER BY h.sampled_at DESC))[1] AS query
+FROM @extschema@.pg_procmem_history AS h
+WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL
+GROUP BY h.query_id
+ORDER BY pg_catalog.max(h.overhead) DESC NULLS LAST, h.query_id;
+
+COMMENT ON VIEW pg_procmem_query_memory IS
+'memory by query_id, from the history''s samples of the backends running it';
+
+REVOKE ALL ON FUNCTION pg_procmem_history_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_history_system_samples(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_history FROM PUBLIC;
+REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
+REVOKE ALL ON pg_procmem_crashes FROM PUBLIC;
+REVOKE ALL ON pg_procmem_query_memory FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_history_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
+	pg_procmem_query_memory TO pg_read_all_stats;
+
 -- Every memory finding as a row: a stable check name, how bad, the measured
 -- evidence and what to do. Reads status and oom_score (never smaps_rollup),
 -- so it is cheap enough to poll every minute. Thresholds and the figures
@@ -291,6 +428,18 @@ COMMENT ON VIEW pg_procmem_headroom IS
 CREATE VIEW pg_procmem_advice AS
 WITH s AS (
 	SELECT * FROM @extschema@.pg_procmem_system_info()
+), cr AS (
+	-- new client connections per second over the last five minutes of this run
+	SELECT pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections) AS connections,
+		   pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)) AS seconds,
+		   (pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections))::float8
+			   OPERATOR(pg_catalog./) GREATEST(pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at)
+			   OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)), 0.001) AS rate
+	FROM (SELECT x.*, pg_catalog.max(x.run_started) OVER () AS latest
+		  FROM @extschema@.pg_procmem_history_system_samples(true) AS x) AS y
+	WHERE y.run_started OPERATOR(pg_catalog.=) y.latest
+	  AND y.sampled_at OPERATOR(pg_catalog.>=) (pg_catalog.now() OPERATOR(pg_catalog.-) '5 minutes'::interval)
+	HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) 2
 ), k AS (
 	SELECT * FROM @extschema@.pg_procmem_machine_info()
 ), h AS (
@@ -520,18 +669,31 @@ WITH s AS (
 	WHERE c.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) k.cpus)
 
 	UNION ALL
+	-- the memory history counts client connections since shared memory was
+	-- initialized (pg_stat_database's sessions survive restarts and resets)
+	SELECT 'connection_rate',
+		   CASE WHEN cr.rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new client connections per second over the last %s seconds (%s connections, '
+							 'counted by the memory history)', pg_catalog.round(cr.rate::numeric, 1),
+							 pg_catalog.round(cr.seconds::numeric), cr.connections),
+		   'above about 10 per second, a pooler pays off: every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions'
+	FROM cr
+	WHERE cr.seconds OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
 	SELECT 'connection_rate', 'info',
-		   -- pg_stat_database's counters survive restarts, and stats_reset
-		   -- moves with a single table's or function's reset while sessions
-		   -- stays: no window the count covers can be told, so no rate
-		   pg_catalog.format('new sessions per second: unknown; pg_stat_database counts %s sessions, which may '
-							 'include sessions of runs before this one (started %s)', r.sessions,
-							 pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
+		   -- without the history no window the sessions counter covers can be told
+		   pg_catalog.format('new sessions per second: unknown (no memory history: pg_procmem is not in '
+							 'shared_preload_libraries, or pg_procmem.sample_interval is 0); pg_stat_database '
+							 'counts %s sessions, which may include sessions of runs before this one (started %s)',
+							 r.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
 		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
 		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '
 		   'connection per transaction a pooler served about 8 times more transactions)'
 	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions FROM pg_catalog.pg_stat_database AS d) AS r
 	WHERE r.sessions OPERATOR(pg_catalog.>=) 1000
+	  AND NOT EXISTS (SELECT FROM cr WHERE cr.seconds OPERATOR(pg_catalog.>) 0)
 
 	UNION ALL
 	SELECT 'swap', 'warning',

@@ -66,6 +66,20 @@ procmem_init_srf(FunctionCallInfo fcinfo)
 #define procmem_my_procno() (MyProc->pgprocno)
 #endif
 
+/* The i-th (from 1) entry of this backend's snapshot of backend statuses */
+#if PG_VERSION_NUM >= 160000
+#define procmem_local_beentry(i) pgstat_get_local_beentry_by_index(i)
+#else
+#define procmem_local_beentry(i) pgstat_fetch_stat_local_beentry(i)
+#endif
+
+/* EnableQueryId(): in nodes/ from 16, in utils/ before */
+#if PG_VERSION_NUM >= 160000
+#define PROCMEM_QUERYJUMBLE_H "nodes/queryjumble.h"
+#else
+#define PROCMEM_QUERYJUMBLE_H "utils/queryjumble.h"
+#endif
+
 #if PG_VERSION_NUM < 150000
 #include "postmaster/autovacuum.h"
 #include "replication/walsender.h"

@@ -516,3 +516,55 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	}
 	return (Datum) 0;
 }
+
+typedef struct ContextTotal
+{
+	int32		pid;
+	int64		bytes;
+} ContextTotal;
+
+static int
+total_cmp(const void *a, const void *b)
+{
+	int32		x = ((const ContextTotal *) a)->pid;
+	int32		y = ((const ContextTotal *) b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The published total of every live process that has published, sorted by
+ * pid (palloc'd, *n of them); NULL without the shared memory.
+ */
+void *
+procmem_contexts_totals(int *n)
+{
+	ContextTotal *t;
+
+	*n = 0;
+	if (shared == NULL)
+		return NULL;
+	t = palloc(sizeof(ContextTotal) * shared->nslots);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		ContextSlot s;
+
+		read_slot(&shared->slots[i], &s);
+		if (s.pid == 0 || procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
+			continue;
+		t[*n].pid = s.pid;
+		t[(*n)++].bytes = s.total_bytes;
+	}
+	qsort(t, *n, sizeof(ContextTotal), total_cmp);
+	return t;
+}
+
+/* The total of pid in what procmem_contexts_totals() returned, or -1. */
+int64
+procmem_contexts_total_of(const void *totals, int n, int32 pid)
+{
+	ContextTotal key = {.pid = pid};
+	const ContextTotal *t = totals ? bsearch(&key, totals, n, sizeof(ContextTotal), total_cmp) : NULL;
+
+	return t ? t->bytes : -1;
+}

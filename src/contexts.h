@@ -12,4 +12,11 @@ extern void procmem_contexts_init(void);
 /* Whether the shared memory exists (pg_procmem was preloaded). */
 extern bool procmem_contexts_available(void);
 
+/*
+ * Every live process's published total, for the sampler: an opaque array
+ * sorted by pid (palloc'd, NULL without the shared memory), and a lookup.
+ */
+extern void *procmem_contexts_totals(int *n);
+extern int64 procmem_contexts_total_of(const void *totals, int n, int32 pid);
+
 #endif							/* PROCMEM_CONTEXTS_H */

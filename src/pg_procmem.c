@@ -11,13 +11,16 @@
 #include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include PROCMEM_QUERYJUMBLE_H
 
 #include "contexts.h"
+#include "history_shmem.h"
 #include "members.h"
 #include "rows.h"
 #include "sample.h"
 #include "settings.h"
 #include "sysmem.h"
+#include "walk.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION);
@@ -40,9 +43,6 @@ static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
 /* Columns of pg_procmem_page_tables() (1.2.0) */
 #define TABLES_NCOLS 5
 static const int tables_shapes[] = {TABLES_NCOLS};
-
-typedef bool (*emit_fn) (ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
-						 const procfs_stat *id, const procmem_options *opt);
 
 /* pg_procmem.overhead_method */
 static int	procmem_method_guc = PM_METHOD_AUTO;
@@ -85,11 +85,16 @@ _PG_init(void)
 							 &procmem_keep_statement_text, true,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 	procmem_contexts_init();
+	procmem_history_init();
+	procmem_sampler_init();
+	/* the history's query_id, on a server left at compute_query_id = auto */
+	if (process_shared_preload_libraries_in_progress)
+		EnableQueryId();
 	MarkGUCPrefixReserved("pg_procmem");
 }
 
-static procmem_options
-current_options(bool with_pss)
+procmem_options
+procmem_current_options(bool with_pss)
 {
 	procmem_options opt;
 
@@ -132,9 +137,10 @@ unreadable_array(unsigned mask)
  * PostgreSQL, its memory is NULL, and unreadable names the files.
  */
 static bool
-emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
+emit_process(void *dest, pid_t pid, procmem_membership kind,
 			 const procfs_stat *id, const procmem_options *opt)
 {
+	ReturnSetInfo *rsinfo = dest;
 	Datum		values[PROCMEM_NCOLS];
 	bool		nulls[PROCMEM_NCOLS];
 	procmem_options o = *opt;
@@ -205,12 +211,12 @@ emit_process(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
 }
 
 /*
- * Emits a row for every live process of this server: the postmaster, every
- * process with a PGPROC, and the postmaster's other children. A process
- * that exits while being read is left out.
+ * Visits every live process of this server: the postmaster, every process
+ * with a PGPROC, and the postmaster's other children. A process that exits
+ * while being read is left out.
  */
-static void
-emit_members(ReturnSetInfo *rsinfo, emit_fn emit, const procmem_options *opt)
+void
+procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
 {
 	procmem_members m;
 	pid_t	   *pids;
@@ -228,7 +234,7 @@ emit_members(ReturnSetInfo *rsinfo, emit_fn emit, const procmem_options *opt)
 		CHECK_FOR_INTERRUPTS();
 		kind = procmem_member(&m, pids[i], &id);
 		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
-			!emit(rsinfo, pids[i], kind, &id, opt))
+			!visit(dest, pids[i], kind, &id, opt))
 			skipped++;
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
@@ -239,20 +245,20 @@ emit_members(ReturnSetInfo *rsinfo, emit_fn emit, const procmem_options *opt)
 
 /*
  * pg_procmem_processes(with_pss) - every live process of this server (see
- * emit_members()). with_pss also reads smaps_rollup, which walks shared
+ * procmem_walk()). with_pss also reads smaps_rollup, which walks shared
  * memory's page tables.
  */
 Datum
 pg_procmem_processes(PG_FUNCTION_ARGS)
 {
-	procmem_options opt = current_options(PG_GETARG_BOOL(0));
+	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
 	ReturnSetInfo *rsinfo;
 
 	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
-	emit_members(rsinfo, emit_process, &opt);
+	procmem_walk(emit_process, rsinfo, &opt);
 	return (Datum) 0;
 }
 
@@ -265,7 +271,7 @@ Datum
 pg_procmem_process(PG_FUNCTION_ARGS)
 {
 	int32		pid = PG_GETARG_INT32(0);
-	procmem_options opt = current_options(PG_GETARG_BOOL(1));
+	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(1));
 	ReturnSetInfo *rsinfo;
 	procmem_members m;
 	procmem_membership kind;
@@ -291,9 +297,10 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 
 /* Reads one member's page tables now and with huge pages; appends its row. */
 static bool
-emit_tables(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
+emit_tables(void *dest, pid_t pid, procmem_membership kind,
 			const procfs_stat *id, const procmem_options *opt)
 {
+	ReturnSetInfo *rsinfo = dest;
 	Datum		values[TABLES_NCOLS];
 	bool		nulls[TABLES_NCOLS];
 	procmem_sample s;
@@ -328,7 +335,7 @@ emit_tables(ReturnSetInfo *rsinfo, pid_t pid, procmem_membership kind,
 Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
-	procmem_options opt = current_options(false);
+	procmem_options opt = procmem_current_options(false);
 	ReturnSetInfo *rsinfo;
 	int			hugetlb;
 
@@ -342,6 +349,6 @@ pg_procmem_page_tables(PG_FUNCTION_ARGS)
 	/* ProcGlobal lives in the main segment, at the same address in every child */
 	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
 		opt.want_tables = 0;	/* no segment to leave out: the figure is NULL */
-	emit_members(rsinfo, emit_tables, &opt);
+	procmem_walk(emit_tables, rsinfo, &opt);
 	return (Datum) 0;
 }

@@ -1,0 +1,763 @@
+/*
+ * history.c
+ *		The memory history in shared memory, its file, and the crash
+ *		restarts it saw (shared_preload_libraries mode).
+ *
+ * The sampler (sampler.c) appends samples to a ring of history_entry
+ * (history.h) and to a file in the data directory. When a child of the
+ * postmaster crashes, the postmaster kills every other one and builds new
+ * shared memory: the ring is gone, the file is not. shmem_startup_hook runs
+ * in the postmaster then (and at the first start), before connections are
+ * accepted: it loads the file into the new ring and, at a re-initialization,
+ * writes down the crash with what the history knew just before it.
+ *
+ * Which child died the postmaster says in its log ("server process (PID n)
+ * was terminated by signal 9"); an emit_log_hook copies that message into
+ * postmaster-local statics, which survive the re-initialization. On 14 and
+ * 15 the postmaster logs it from its SIGCHLD handler, so the hook does no
+ * more than compare and copy: no shared memory, no I/O, no ereport.
+ */
+#include "compat.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "history.h"
+#include "history_shmem.h"
+#include "rows.h"
+#include "settings.h"
+#include "sysmem.h"
+
+/*
+ * libpq/auth.h's hook, declared here: that header pulls in libpq-be.h,
+ * which needs the GSSAPI headers where the server was built with them.
+ */
+struct Port;
+typedef void (*ClientAuthentication_hook_type) (struct Port *, int);
+extern PGDLLIMPORT ClientAuthentication_hook_type ClientAuthentication_hook;
+
+#define MAX_CRASHES 16
+
+typedef struct HistoryShared
+{
+	LWLock	   *lock;			/* the ring and the crashes */
+	TimestampTz run_started;
+	pg_atomic_uint64 connections;
+	uint64		written;		/* entries ever appended; the next goes at
+								 * written % nentries */
+	uint32		nentries;
+	uint32		ncrashes;		/* ever recorded; the last MAX_CRASHES kept */
+	history_crash crashes[MAX_CRASHES];
+	history_entry ring[FLEXIBLE_ARRAY_MEMBER];
+} HistoryShared;
+
+static HistoryShared *hist = NULL;
+
+/* pg_procmem.history_size, kB */
+static int	history_size_kb = 32 * 1024;
+
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+#if PG_VERSION_NUM >= 150000
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+#endif
+static emit_log_hook_type prev_emit_log_hook = NULL;
+static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
+
+/*
+ * Postmaster-local: the last child exit the postmaster logged that makes it
+ * restart the server (set by the log hook), and how many times shared
+ * memory was initialized.
+ */
+static volatile sig_atomic_t exit_seen = 0;
+static int	exit_pid;
+static int	exit_number;
+static bool exit_by_signal;
+static time_t exit_time;
+static char exit_message[256];
+static int	shmem_inits = 0;
+
+PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
+PG_FUNCTION_INFO_V1(pg_procmem_history_system);
+PG_FUNCTION_INFO_V1(pg_procmem_crash_log);
+
+static uint32
+ring_entries(void)
+{
+	return (uint32) Max(((int64) history_size_kb * 1024) / (int64) sizeof(history_entry), 16);
+}
+
+static Size
+history_shmem_size(void)
+{
+	return add_size(offsetof(HistoryShared, ring),
+					mul_size(ring_entries(), sizeof(history_entry)));
+}
+
+Size
+history_ring_bytes(void)
+{
+	return (Size) ring_entries() * sizeof(history_entry);
+}
+
+/*
+ * The sampler rewrites the file from the ring once it would outgrow 1.5
+ * times the ring; a file beyond twice the ring (and its record headers and
+ * crashes) is not one it wrote with this setting.
+ */
+Size
+history_file_bound(void)
+{
+	return sizeof(history_file_header) +
+		2 * (history_ring_bytes() + (Size) ring_entries() * sizeof(history_record)) +
+		MAX_CRASHES * (sizeof(history_record) + sizeof(history_crash));
+}
+
+/* Appends entries to the ring; the caller holds the lock, or is alone. */
+static void
+ring_append(const history_entry *e, uint32 n)
+{
+	n = Min(n, hist->nentries);
+	for (uint32 i = 0; i < n; i++)
+		hist->ring[(hist->written + i) % hist->nentries] = e[i];
+	hist->written += n;
+}
+
+void
+history_append_sample(const history_entry *e, uint32 n)
+{
+	LWLockAcquire(hist->lock, LW_EXCLUSIVE);
+	ring_append(e, n);
+	LWLockRelease(hist->lock);
+}
+
+static void
+add_crash(const history_crash *c)
+{
+	hist->crashes[hist->ncrashes % MAX_CRASHES] = *c;
+	hist->ncrashes++;
+}
+
+/*
+ * The ring's entries, oldest first, from its oldest complete sample on
+ * (palloc'd); *n of them. The crashes too, when crashes is not NULL. With
+ * lock false the caller must be the ring's only writer (the sampler).
+ */
+history_entry *
+history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes, bool lock)
+{
+	history_entry *out;
+	uint64		first;
+	uint32		count;
+	uint32		skip = 0;
+
+	if (lock)
+		LWLockAcquire(hist->lock, LW_SHARED);
+	count = (uint32) Min(hist->written, (uint64) hist->nentries);
+	first = hist->written - count;
+	out = MemoryContextAllocHuge(CurrentMemoryContext,
+								 Max(count, 1) * sizeof(history_entry));
+	for (uint32 i = 0; i < count; i++)
+		out[i] = hist->ring[(first + i) % hist->nentries];
+	if (crashes)
+	{
+		*ncrashes = Min(hist->ncrashes, MAX_CRASHES);
+		*crashes = palloc(sizeof(history_crash) * Max(*ncrashes, 1));
+		for (uint32 i = 0; i < *ncrashes; i++)
+			(*crashes)[i] = hist->crashes[(hist->ncrashes - *ncrashes + i) % MAX_CRASHES];
+	}
+	if (lock)
+		LWLockRelease(hist->lock);
+	/* the oldest sample may have lost its first entries to the wrap */
+	while (skip < count && out[skip].kind != HISTORY_SYSTEM)
+		skip++;
+	*n = count - skip;
+	if (skip > 0)
+		memmove(out, out + skip, sizeof(history_entry) * *n);
+	return out;
+}
+
+bool
+history_available(void)
+{
+	return hist != NULL;
+}
+
+TimestampTz
+history_run_started(void)
+{
+	return hist->run_started;
+}
+
+uint64
+history_connections(void)
+{
+	return pg_atomic_read_u64(&hist->connections);
+}
+
+/* --- the postmaster: loading the file, noting crashes --------------------- */
+
+/* What loading the file found, for noting the restart after it */
+typedef struct loaded
+{
+	bool		samples;		/* at least one */
+	bool		stopped;		/* the last record says the server stopped cleanly */
+} loaded;
+
+/*
+ * Reads the file into the ring. Anything wrong with it costs the file (one
+ * LOG line), never the start: the sampler replaces it.
+ */
+static loaded
+load_history_file(void)
+{
+	loaded		l = {false, false};
+	int			fd;
+	struct stat st;
+	char	   *buf;
+	size_t		off = sizeof(history_file_header);
+	history_file_result r;
+	Size		bound = history_file_bound();
+	int			records = 0;
+
+	fd = open(HISTORY_FILE, O_RDONLY | PG_BINARY, 0);
+	if (fd < 0)
+	{
+		if (errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("pg_procmem: could not open memory history file \"%s\": %m", HISTORY_FILE)));
+		return l;
+	}
+	if (fstat(fd, &st) != 0 || st.st_size > (off_t) bound)
+	{
+		ereport(LOG,
+				(errmsg("pg_procmem: ignored memory history file \"%s\": %lld bytes, more than the %zu that pg_procmem.history_size allows; it will be replaced",
+						HISTORY_FILE, (long long) st.st_size, bound)));
+		close(fd);
+		return l;
+	}
+	buf = MemoryContextAllocHuge(CurrentMemoryContext, Max(st.st_size, 1));
+	if (read(fd, buf, st.st_size) != st.st_size)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("pg_procmem: could not read memory history file \"%s\": %m", HISTORY_FILE)));
+		close(fd);
+		pfree(buf);
+		return l;
+	}
+	close(fd);
+
+	r = history_file_check_header(buf, st.st_size);
+	while (r == HF_OK)
+	{
+		const history_record *rec;
+		const char *payload;
+
+		r = history_file_next(buf, st.st_size, &off, &rec, &payload);
+		if (r != HF_OK)
+			break;
+		records++;
+		if (rec->kind == RECORD_SAMPLE)
+		{
+			ring_append((const history_entry *) payload, rec->count);
+			l.samples = true;
+			l.stopped = false;
+		}
+		else if (rec->kind == RECORD_CRASH)
+			add_crash((const history_crash *) payload);
+		else if (rec->kind == RECORD_STOP)
+			l.stopped = true;
+	}
+	if (r != HF_END)
+		ereport(LOG,
+				(errmsg("pg_procmem: memory history file \"%s\" is %s%s; it will be replaced",
+						HISTORY_FILE, history_file_result_text(r),
+						records > 0 ? psprintf(" after %d good records, which were kept", records) : "")));
+	pfree(buf);
+	return l;
+}
+
+/* The cgroup's OOM kill counter now, or -1 */
+static int64
+oom_kills_now(void)
+{
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+
+	if (sysmem_find_cgroup(&cg) != 0)
+		return -1;
+	sysmem_read_cgmem(&cg, &m);
+	return m.oom_kill;
+}
+
+/*
+ * Notes a crash restart (crash) or, at the first start, a previous run that
+ * ended without a clean stop, with what the last sample in the ring knew.
+ */
+static void
+note_crash(bool crash)
+{
+	history_crash c;
+	history_entry *e;
+	uint32		n;
+	int32		last = -1;		/* the last sample's system entry */
+	time_t		now = time(NULL);
+
+	memset(&c, 0, sizeof(c));
+	c.crashed_at = GetCurrentTimestamp();
+	c.exit_code = -1;
+	c.oom_kills_before = c.oom_kills_after = -1;
+	e = history_copy(&n, NULL, NULL, false);
+	for (uint32 i = 0; i < n; i++)
+		if (e[i].kind == HISTORY_SYSTEM)
+			last = i;
+	if (last >= 0)
+	{
+		c.last_sample_at = e[last].sampled_at;
+		c.oom_kills_before = e[last].u.sys.cgroup_oom_kills;
+	}
+	c.oom_kills_after = oom_kills_now();
+
+	if (!crash)
+		c.how = HOW_UNCLEAN_STOP;
+	else if (exit_seen && now - exit_time >= 0 && now - exit_time < 120)
+	{
+		c.how = HOW_POSTMASTER_LOG;
+		c.killed_pid = exit_pid;
+		if (exit_by_signal)
+			c.signal = exit_number;
+		else
+			c.exit_code = exit_number;
+		strlcpy(c.logged, exit_message, sizeof(c.logged));
+	}
+	else
+		c.how = HOW_GUESS_OOM_SCORE;
+
+	/* the last sample: the largest overheads, and the highest oom_score */
+	for (int i = 0; i < HISTORY_TOP; i++)
+		c.top_overhead[i] = -1;
+	if (last >= 0)
+	{
+		int32		best_score = HISTORY_NO_SCORE;
+
+		for (uint32 i = last + 1; i < n; i++)
+		{
+			history_process *p = &e[i].u.proc;
+			int			k = HISTORY_TOP;
+
+			if (c.how == HOW_GUESS_OOM_SCORE && e[i].pid != PostmasterPid &&
+				p->oom_score != HISTORY_NO_SCORE && p->oom_score > best_score)
+			{
+				best_score = p->oom_score;
+				c.killed_pid = e[i].pid;
+			}
+			while (k > 0 && c.top_overhead[k - 1] < p->overhead)
+				k--;
+			if (k == HISTORY_TOP)
+				continue;
+			memmove(&c.top_pid[k + 1], &c.top_pid[k], (HISTORY_TOP - 1 - k) * sizeof(c.top_pid[0]));
+			memmove(&c.top_overhead[k + 1], &c.top_overhead[k], (HISTORY_TOP - 1 - k) * sizeof(c.top_overhead[0]));
+			memmove(&c.top_type[k + 1], &c.top_type[k], (HISTORY_TOP - 1 - k) * sizeof(c.top_type[0]));
+			c.top_pid[k] = e[i].pid;
+			c.top_overhead[k] = p->overhead;
+			memcpy(c.top_type[k], p->backend_type, HISTORY_TYPE_LEN);
+		}
+	}
+	/* the killed process at its last sample, wherever that is */
+	for (int64 i = (int64) n - 1; c.killed_pid != 0 && i >= 0; i--)
+		if (e[i].kind == HISTORY_PROCESS && e[i].pid == c.killed_pid)
+		{
+			c.killed = e[i];
+			break;
+		}
+	/* an unclean stop with nothing sampled before it says nothing */
+	if (crash || last >= 0)
+		add_crash(&c);
+	exit_seen = 0;
+	pfree(e);
+}
+
+#if PG_VERSION_NUM >= 150000
+static void
+history_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(history_shmem_size());
+	RequestNamedLWLockTranche("pg_procmem history", 1);
+}
+#endif
+
+static void
+history_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	hist = ShmemInitStruct("pg_procmem history", history_shmem_size(), &found);
+	if (!found)
+	{
+		memset(hist, 0, offsetof(HistoryShared, ring));
+		hist->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
+		hist->run_started = GetCurrentTimestamp();
+		pg_atomic_init_u64(&hist->connections, 0);
+		hist->nentries = ring_entries();
+	}
+	LWLockRelease(AddinShmemInitLock);
+
+	/* the postmaster, at a start or a crash re-initialization */
+	if (!found && !IsUnderPostmaster && IsPostmasterEnvironment)
+	{
+		loaded		l = load_history_file();
+
+		shmem_inits++;
+		if (shmem_inits > 1)
+			note_crash(true);
+		else if (l.samples && !l.stopped)
+			note_crash(false);
+	}
+}
+
+/*
+ * The postmaster's messages about a child's exit that make it restart the
+ * server: by a signal other than SIGQUIT (which it sends itself), or with an
+ * exit code other than 0 or 1. Matched on the untranslated message.
+ */
+static void
+history_emit_log(ErrorData *edata)
+{
+	bool		by_signal;
+	int			pid, number;
+
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+	if (IsUnderPostmaster || !IsPostmasterEnvironment || exit_seen || edata->message_id == NULL ||
+		edata->message == NULL)
+		return;
+	if (strcmp(edata->message_id, "%s (PID %d) was terminated by signal %d: %s") == 0)
+		by_signal = true;
+	else if (strcmp(edata->message_id, "%s (PID %d) exited with exit code %d") == 0 ||
+			 strcmp(edata->message_id, "%s (PID %d) exited with unrecognized status %d") == 0)
+		by_signal = false;
+	else
+		return;
+	if (!history_parse_exit(edata->message, &pid, &number) ||
+		(by_signal && number == SIGQUIT) || (!by_signal && (number == 0 || number == 1)))
+		return;
+	exit_pid = pid;
+	exit_number = number;
+	exit_by_signal = by_signal;
+	exit_time = time(NULL);
+	strlcpy(exit_message, edata->message, sizeof(exit_message));
+	exit_seen = 1;
+}
+
+/* Counts client connections, for the connection rate */
+static void
+history_client_auth(struct Port *port, int status)
+{
+	if (prev_client_auth_hook)
+		prev_client_auth_hook(port, status);
+	if (status == STATUS_OK && hist != NULL)
+		pg_atomic_fetch_add_u64(&hist->connections, 1);
+}
+
+void
+procmem_history_init(void)
+{
+	DefineCustomIntVariable("pg_procmem.history_size",
+							"Memory for the memory history in shared memory.",
+							"The file that keeps it across restarts holds up to 1.5 times as much.",
+							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
+							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+#if PG_VERSION_NUM >= 150000
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = history_shmem_request;
+#else
+	RequestAddinShmemSpace(history_shmem_size());
+	RequestNamedLWLockTranche("pg_procmem history", 1);
+#endif
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = history_shmem_startup;
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = history_emit_log;
+	prev_client_auth_hook = ClientAuthentication_hook;
+	ClientAuthentication_hook = history_client_auth;
+}
+
+/* --- SQL ---------------------------------------------------------------- */
+
+static void
+check_available(void)
+{
+	if (hist == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the memory history needs pg_procmem in shared_preload_libraries"),
+				 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
+}
+
+/* A fixed text field, NULL when empty; cut to what is valid in this database */
+static void
+put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
+{
+	size_t		len = strnlen(s, sz);
+
+	len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, len);
+	nulls[i] = len == 0;
+	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
+}
+
+#define FIELD(values, nulls, i, f) put_field(values, nulls, i, f, sizeof(f))
+
+static void
+put_time(Datum *values, bool *nulls, int i, int64 t)
+{
+	values[i] = TimestampTzGetDatum((TimestampTz) t);
+	nulls[i] = t == 0;
+}
+
+/* Result columns, in every released shape (see rows.h) */
+#define PROC_NCOLS 19
+static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
+#define SYS_NCOLS 14
+static const int sys_shapes[] = {SYS_NCOLS};	/* 1.2.0 */
+#define CRASH_NCOLS 22
+static const int crash_shapes[] = {CRASH_NCOLS};	/* 1.2.0 */
+
+/* The columns of one process entry, from i on; returns the next column */
+static int
+put_process(Datum *values, bool *nulls, int i, const history_entry *e)
+{
+	const history_process *p = &e->u.proc;
+
+	values[i++] = Int32GetDatum(e->pid);
+	FIELD(values, nulls, i++, p->backend_type);
+	FIELD(values, nulls, i++, p->datname);
+	FIELD(values, nulls, i++, p->usename);
+	FIELD(values, nulls, i++, p->application_name);
+	FIELD(values, nulls, i++, p->state);
+	values[i] = Int64GetDatum(p->query_id);
+	nulls[i++] = p->query_id == 0;
+	if (procmem_keep_statement_text)
+		FIELD(values, nulls, i++, p->query);
+	else
+		nulls[i++] = true;
+	values[i] = Int32GetDatum(p->leader_pid);
+	nulls[i++] = p->leader_pid == 0;
+	put_time(values, nulls, i++, p->backend_start);
+	put_time(values, nulls, i++, p->query_start);
+	put_int8(values, nulls, i++, p->overhead);
+	put_int8(values, nulls, i++, p->private_anon);
+	put_int8(values, nulls, i++, p->page_tables);
+	put_int8(values, nulls, i++, p->rss);
+	put_int8(values, nulls, i++, p->swap);
+	put_int8(values, nulls, i++, p->context_bytes);
+	put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
+	return i;
+}
+
+/*
+ * pg_procmem_history_processes(missing_ok) - every process at every sample
+ * in the history, oldest first. Without the shared memory: no rows if
+ * missing_ok, else an ERROR saying how to get it.
+ */
+Datum
+pg_procmem_history_processes(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo;
+	history_entry *e;
+	uint32		n;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, proc_shapes, lengthof(proc_shapes));
+	if (hist == NULL && PG_GETARG_BOOL(0))
+		return (Datum) 0;
+	check_available();
+	e = history_copy(&n, NULL, NULL, true);
+	for (uint32 k = 0; k < n; k++)
+	{
+		Datum		values[PROC_NCOLS];
+		bool		nulls[PROC_NCOLS];
+		int			i = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (e[k].kind != HISTORY_PROCESS)
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
+		i = put_process(values, nulls, i, &e[k]);
+		Assert(i == PROC_NCOLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(e);
+	return (Datum) 0;
+}
+
+/* pg_procmem_history_system(missing_ok) - the system entry of every sample */
+Datum
+pg_procmem_history_system(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo;
+	history_entry *e;
+	uint32		n;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, sys_shapes, lengthof(sys_shapes));
+	if (hist == NULL && PG_GETARG_BOOL(0))
+		return (Datum) 0;
+	check_available();
+	e = history_copy(&n, NULL, NULL, true);
+	for (uint32 k = 0; k < n; k++)
+	{
+		Datum		values[SYS_NCOLS];
+		bool		nulls[SYS_NCOLS];
+		const history_system *s = &e[k].u.sys;
+		int			i = 0;
+
+		if (e[k].kind != HISTORY_SYSTEM)
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
+		put_time(values, nulls, i++, s->run_started);
+		values[i++] = Int32GetDatum(s->processes);
+		put_int8(values, nulls, i++, s->mem_total);
+		put_int8(values, nulls, i++, s->mem_available);
+		put_int8(values, nulls, i++, s->swap_used);
+		put_int8(values, nulls, i++, s->page_tables);
+		put_int8(values, nulls, i++, s->hugepages_total);
+		put_int8(values, nulls, i++, s->hugepages_free);
+		put_int8(values, nulls, i++, s->cgroup_usage);
+		put_int8(values, nulls, i++, s->cgroup_limit);
+		put_int8(values, nulls, i++, s->cgroup_oom_kills);
+		put_int8(values, nulls, i++, s->connections);
+		values[i++] = Float8GetDatum(s->sample_us / 1000.0);
+		Assert(i == SYS_NCOLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(e);
+	return (Datum) 0;
+}
+
+static const char *
+how_text(int how)
+{
+	switch (how)
+	{
+		case HOW_POSTMASTER_LOG:
+			return "postmaster log";
+		case HOW_GUESS_OOM_SCORE:
+			return "guess: highest oom_score at the last sample";
+		case HOW_UNCLEAN_STOP:
+			return "unclean stop";
+	}
+	return "unknown";
+}
+
+/* An array of the top processes' pids (0), types (1) or overheads (2) */
+static Datum
+top_array(const history_crash *c, int what)
+{
+	Datum		d[HISTORY_TOP];
+	int			n = 0;
+
+	for (int i = 0; i < HISTORY_TOP && c->top_pid[i] != 0; i++)
+		d[n++] = what == 0 ? Int32GetDatum(c->top_pid[i]) :
+			what == 1 ? CStringGetTextDatum(c->top_type[i]) : Int64GetDatum(c->top_overhead[i]);
+	if (what == 0)
+		return PointerGetDatum(construct_array(d, n, INT4OID, 4, true, TYPALIGN_INT));
+	if (what == 1)
+		return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* pg_procmem_crash_log(missing_ok) - the crash restarts the history saw */
+Datum
+pg_procmem_crash_log(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo;
+	history_entry *e;
+	history_crash *c;
+	uint32		n, nc;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, crash_shapes, lengthof(crash_shapes));
+	if (hist == NULL && PG_GETARG_BOOL(0))
+		return (Datum) 0;
+	check_available();
+	e = history_copy(&n, &c, &nc, true);
+	for (uint32 k = 0; k < nc; k++)
+	{
+		Datum		values[CRASH_NCOLS];
+		bool		nulls[CRASH_NCOLS];
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = TimestampTzGetDatum(c[k].crashed_at);
+		values[i++] = CStringGetTextDatum(how_text(c[k].how));
+		/* a guess is never given as the killed process */
+		values[i] = Int32GetDatum(c[k].killed_pid);
+		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_POSTMASTER_LOG;
+		values[i] = Int32GetDatum(c[k].killed_pid);
+		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_GUESS_OOM_SCORE;
+		values[i] = Int32GetDatum(c[k].signal);
+		nulls[i++] = c[k].signal == 0;
+		values[i] = Int32GetDatum(c[k].exit_code);
+		nulls[i++] = c[k].exit_code < 0;
+		FIELD(values, nulls, i++, c[k].logged);
+		values[i] = Int64GetDatum(c[k].oom_kills_after - c[k].oom_kills_before);
+		nulls[i++] = c[k].oom_kills_before < 0 || c[k].oom_kills_after < c[k].oom_kills_before;
+		put_time(values, nulls, i++, c[k].last_sample_at);
+		values[i] = Float8GetDatum((c[k].crashed_at - c[k].last_sample_at) / 1000000.0);
+		nulls[i++] = c[k].last_sample_at == 0;
+		if (c[k].killed.kind == HISTORY_PROCESS)
+		{
+			/* the killed process at its last sample */
+			const history_process *p = &c[k].killed.u.proc;
+
+			values[i++] = TimestampTzGetDatum(c[k].killed.sampled_at);
+			FIELD(values, nulls, i++, p->backend_type);
+			if (procmem_keep_statement_text)
+				FIELD(values, nulls, i++, p->query);
+			else
+				nulls[i++] = true;
+			values[i] = Int64GetDatum(p->query_id);
+			nulls[i++] = p->query_id == 0;
+			put_time(values, nulls, i++, p->query_start);
+			put_int8(values, nulls, i++, p->overhead);
+			put_int8(values, nulls, i++, p->context_bytes);
+			put_int8(values, nulls, i++, p->page_tables);
+			put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
+		}
+		else
+			for (int j = 0; j < 9; j++)
+				nulls[i++] = true;
+		values[i++] = top_array(&c[k], 0);
+		values[i++] = top_array(&c[k], 1);
+		values[i++] = top_array(&c[k], 2);
+		Assert(i == CRASH_NCOLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(e);
+	return (Datum) 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * history_shmem.h
+ *		The memory history in shared memory (history.c), as the sampler
+ *		(sampler.c) and the SQL functions use it.
+ */
+#ifndef PROCMEM_HISTORY_SHMEM_H
+#define PROCMEM_HISTORY_SHMEM_H
+
+#include "utils/timestamp.h"
+
+#include "history.h"
+
+/* In the data directory */
+#define HISTORY_FILE		"pg_procmem.history"
+#define HISTORY_FILE_TMP	"pg_procmem.history.tmp"
+
+/* The setting; hooks and shared memory when preloaded. From _PG_init. */
+extern void procmem_history_init(void);
+
+extern bool history_available(void);
+
+/* Appends one sample (its system entry first) to the ring. */
+extern void history_append_sample(const history_entry *e, uint32 n);
+
+/*
+ * The ring's entries, oldest first, from its oldest complete sample on
+ * (palloc'd), and, when crashes is not NULL, the crashes it saw. lock false:
+ * only for the ring's one writer.
+ */
+extern history_entry *history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes,
+								   bool lock);
+
+/* What the ring holds, and the most the file may hold (a start refuses more) */
+extern Size history_ring_bytes(void);
+extern Size history_file_bound(void);
+
+/* When shared memory was initialized; client connections since then. */
+extern TimestampTz history_run_started(void);
+extern uint64 history_connections(void);
+
+/* The sampler's setting; the worker registered when preloaded (sampler.c). */
+extern void procmem_sampler_init(void);
+
+#endif							/* PROCMEM_HISTORY_SHMEM_H */

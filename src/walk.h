@@ -1,0 +1,21 @@
+/*
+ * walk.h
+ *		Visiting every process of this server (pg_procmem.c): what the
+ *		SQL-callable functions and the sampler share.
+ */
+#ifndef PROCMEM_WALK_H
+#define PROCMEM_WALK_H
+
+#include "members.h"
+#include "sample.h"
+
+/* Reads one member and keeps what it wants; false: gone, or not kept. */
+typedef bool (*procmem_visit_fn) (void *dest, pid_t pid, procmem_membership kind,
+								  const procfs_stat *id, const procmem_options *opt);
+
+extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt);
+
+/* The options the settings ask for; with_pss also reads smaps_rollup. */
+extern procmem_options procmem_current_options(bool with_pss);
+
+#endif							/* PROCMEM_WALK_H */
