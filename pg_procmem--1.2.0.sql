@@ -643,7 +643,7 @@ GRANT SELECT ON pg_procmem_top TO pg_read_all_stats;
 -- across restarts in a file in the data directory. missing_ok: no rows,
 -- instead of an ERROR, when the library was not preloaded.
 CREATE FUNCTION pg_procmem_history_processes(
-	missing_ok boolean,
+	IN missing_ok boolean DEFAULT false,
 	OUT sampled_at timestamptz,
 	OUT pid integer,
 	OUT backend_type text,
@@ -668,7 +668,7 @@ AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 CREATE FUNCTION pg_procmem_history_system_samples(
-	missing_ok boolean,
+	IN missing_ok boolean DEFAULT false,
 	OUT sampled_at timestamptz,
 	OUT run_started timestamptz,
 	OUT processes integer,
@@ -688,7 +688,7 @@ AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 CREATE FUNCTION pg_procmem_crash_log(
-	missing_ok boolean,
+	IN missing_ok boolean DEFAULT false,
 	OUT crashed_at timestamptz,
 	OUT how_known text,
 	OUT killed_pid integer,

@@ -480,13 +480,14 @@ history_client_auth(struct Port *port, int status)
 void
 procmem_history_init(void)
 {
+	/* a PGC_POSTMASTER setting can only be defined at server start */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
 	DefineCustomIntVariable("pg_procmem.history_size",
 							"Memory for the memory history in shared memory.",
 							"The file that keeps it across restarts holds up to 1.5 times as much.",
 							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
 							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
-	if (!process_shared_preload_libraries_in_progress)
-		return;
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = history_shmem_request;

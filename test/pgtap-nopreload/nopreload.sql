@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
-SELECT plan(6);
+SELECT plan(13);
 
 SELECT throws_ok('SELECT * FROM pg_procmem_contexts', '55000',
 	'other backends'' memory contexts need pg_procmem in shared_preload_libraries',
@@ -21,6 +21,21 @@ SELECT ok((SELECT context_bytes > 0 AND context_peak_bytes IS NULL FROM pg_procm
 SELECT lives_ok('SELECT * FROM pg_procmem_system, pg_procmem_summary, pg_procmem_accounting,
 	pg_procmem_hugepages, pg_procmem_oom, pg_procmem_headroom, pg_procmem_backends_pss',
 	'every other view works');
+
+-- the memory history needs the sampler and its shared memory
+SELECT throws_ok('SELECT * FROM ' || v, '55000',
+	'the memory history needs pg_procmem in shared_preload_libraries',
+	v || ': OBJECT_NOT_IN_PREREQUISITE_STATE')
+FROM unnest(ARRAY['pg_procmem_history', 'pg_procmem_history_system', 'pg_procmem_crashes',
+	'pg_procmem_query_memory']) AS v;
+SELECT is((SELECT count(*) FROM pg_procmem_history_processes(true)) +
+	(SELECT count(*) FROM pg_procmem_history_system_samples(true)) +
+	(SELECT count(*) FROM pg_procmem_crash_log(true)), 0::bigint,
+	'with missing_ok, no history rows instead');
+SELECT is((SELECT severity || ': ' || left(evidence, 40) FROM pg_procmem_advice WHERE check_name = 'connection_rate'),
+	NULL, 'the advice works; without the history no connection rate (and fewer than 1000 sessions: no row)');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('pg_procmem.sample_interval', 'pg_procmem.history_size')),
+	1::bigint, 'pg_procmem.history_size is defined only at server start (PGC_POSTMASTER), the interval always');
 
 SELECT * FROM finish();
 ROLLBACK;
