@@ -334,6 +334,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 CREATE FUNCTION pg_procmem_crash_log(
 	IN missing_ok boolean DEFAULT false,
+	OUT number integer,
 	OUT crashed_at timestamptz,
 	OUT how_known text,
 	OUT killed_pid integer,
@@ -379,7 +380,8 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- last sample before it showed. killed_pid is set only when the postmaster
 -- logged it; guessed_pid (the highest oom_score at the last sample) is a
 -- guess and says so. backend_type .. oom_score describe that process at its
--- last sample (last_seen_at).
+-- last sample (last_seen_at). number counts the rows since the history
+-- file was created (for a counter: the highest is how many there were).
 CREATE VIEW pg_procmem_crashes AS
 SELECT * FROM @extschema@.pg_procmem_crash_log(false);
 

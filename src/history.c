@@ -58,7 +58,8 @@ typedef struct HistoryShared
 	uint64		written;		/* entries ever appended; the next goes at
 								 * written % nentries */
 	uint32		nentries;
-	uint32		ncrashes;		/* ever recorded; the last MAX_CRASHES kept */
+	uint32		ncrashes;		/* recorded; the last MAX_CRASHES kept */
+	int32		last_number;	/* the highest history_crash.number */
 	history_crash crashes[MAX_CRASHES];
 	history_entry ring[FLEXIBLE_ARRAY_MEMBER];
 } HistoryShared;
@@ -142,10 +143,16 @@ history_append_sample(const history_entry *e, uint32 n)
 	LWLockRelease(hist->lock);
 }
 
+/* Keeps a crash: one from the file with its number, a new one numbered next */
 static void
 add_crash(const history_crash *c)
 {
-	hist->crashes[hist->ncrashes % MAX_CRASHES] = *c;
+	history_crash *slot = &hist->crashes[hist->ncrashes % MAX_CRASHES];
+
+	*slot = *c;
+	if (slot->number <= 0)
+		slot->number = hist->last_number + 1;
+	hist->last_number = Max(hist->last_number, slot->number);
 	hist->ncrashes++;
 }
 
@@ -540,7 +547,7 @@ put_time(Datum *values, bool *nulls, int i, int64 t)
 static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
 #define SYS_NCOLS 14
 static const int sys_shapes[] = {SYS_NCOLS};	/* 1.2.0 */
-#define CRASH_NCOLS 22
+#define CRASH_NCOLS 23
 static const int crash_shapes[] = {CRASH_NCOLS};	/* 1.2.0 */
 
 /* The columns of one process entry, from i on; returns the next column */
@@ -714,6 +721,7 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(c[k].number);
 		values[i++] = TimestampTzGetDatum(c[k].crashed_at);
 		values[i++] = CStringGetTextDatum(how_text(c[k].how));
 		/* a guess is never given as the killed process */

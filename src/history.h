@@ -108,7 +108,7 @@ typedef struct history_crash
 	int64_t		crashed_at;
 	int64_t		last_sample_at; /* 0: no sample before it */
 	int32_t		how;			/* history_how */
-	int32_t		killed_pid;		/* 0: unknown */
+	int32_t		killed_pid;		/* from the log, or the guess (how says); 0: none */
 	int32_t		signal;			/* from the log; 0: none, or unknown */
 	int32_t		exit_code;		/* from the log; -1: none, or unknown */
 	int64_t		oom_kills_before;	/* the cgroup's counter; -1: unknown */
@@ -116,7 +116,7 @@ typedef struct history_crash
 	char		logged[256];	/* the postmaster's message, as logged */
 	history_entry killed;		/* its last sample; kind 0: none */
 	int32_t		top_pid[HISTORY_TOP];	/* the largest overheads at the last sample */
-	int32_t		pad;
+	int32_t		number;			/* 1 for the first the history saw, and so on */
 	int64_t		top_overhead[HISTORY_TOP];
 	char		top_type[HISTORY_TOP][HISTORY_TYPE_LEN];
 } history_crash;

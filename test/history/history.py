@@ -192,6 +192,14 @@ def crash():
              "FROM pg_procmem_history WHERE pid = %d" % pid)[0]
     ok(int(h["n"]) >= 2 and h["before"] == "t", "its samples from before the crash are in pg_procmem_history", h)
     ok(grows(), "the sampler is back after the crash restart")
+    page = os.path.join(CLUSTER, "report.html")
+    subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "report"),
+                    "-o", page], check=True, capture_output=True)
+    with open(page) as f:
+        doc = f.read()
+    crash_part = doc[doc.find('id="crashes"'):] if 'id="crashes"' in doc else ""
+    ok("PID %d" % pid in crash_part and "history victim marker" in crash_part and "stroke-dasharray" in doc,
+       "scripts/report: a crash section naming the pid and its query, the crash marked on the charts")
     return pid
 
 

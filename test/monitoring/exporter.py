@@ -20,7 +20,7 @@ from tap import ok, skip, done, rows, value, execute, meminfo
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
 ROLE = "procmem_exporter"
-PLANNED = 23
+PLANNED = 25
 
 
 def free_port():
@@ -179,6 +179,15 @@ def check(binary):
     stable = lambda fs: {c for c, _ in fs if c not in moving}
     ok(stable(found) == stable(view),
        "advice: one series per finding of pg_procmem_advice", (found, view))
+
+    # the memory history: the preloaded test server samples every 10 s
+    samples = one(m, "pg_procmem_history_samples")
+    ok(samples is not None and samples >= 1 and (one(m, "pg_procmem_history_last_sample_ms") or 0) > 0,
+       "history: samples held, and what the last one cost", (samples, one(m, "pg_procmem_history_last_sample_ms")))
+    ok(one(m, "pg_procmem_history_crash_restarts") == int(value(
+        "SELECT COALESCE(max(number), 0) FROM pg_procmem_crashes")),
+       "history: the crash-restart counter is pg_procmem_crashes' highest number",
+       one(m, "pg_procmem_history_crash_restarts"))
 
     # opt-in: one series per process, with a pid label
     both = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)

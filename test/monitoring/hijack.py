@@ -298,9 +298,19 @@ def check_rename(tools):
     """The owner owns public (PostgreSQL 15+) and may rename it: a new public
     of his then holds views named like ours, and the files that name public
     run them. README's remedy: a schema a superuser owns."""
-    views = sorted(set(re.findall(r"public\.(pg_procmem_\w+)", "\n".join(sql for _, sql in tools))))
+    used = set(re.findall(r"public\.(pg_procmem_\w+)(\(?)", "\n".join(sql for _, sql in tools)))
+    views = sorted(n for n, call in used if not call)
     stmts = ["ALTER SCHEMA public RENAME TO public_real; CREATE SCHEMA public; "
              "GRANT USAGE ON SCHEMA public TO PUBLIC"]
+    # a function the files call (the history's, with missing_ok): one of the
+    # same signature in the new public
+    for r in rows("SELECT p.proname, pg_get_function_arguments(p.oid) AS args, "
+                  "pg_get_function_result(p.oid) AS result FROM pg_proc AS p "
+                  "WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN (%s)"
+                  % ",".join("'%s'" % n for n, call in used if call) or "''", AS_SUPERUSER):
+        stmts.append("CREATE FUNCTION public.%s(%s) RETURNS %s LANGUAGE plpgsql AS "
+                     "$$BEGIN PERFORM hijack.hit(); RETURN QUERY SELECT * FROM public_real.%s($1); END$$"
+                     % (r["proname"], r["args"], r["result"], r["proname"]))
     for v in views:
         stmts.append("CREATE FUNCTION hijack.renamed_%s() RETURNS SETOF public_real.%s LANGUAGE plpgsql AS "
                      "$$BEGIN PERFORM hijack.hit(); RETURN QUERY SELECT * FROM public_real.%s; END$$; "

@@ -201,6 +201,16 @@ def check_report(tmp):
     missing += [c for c in ("mem_total", "processes_overhead", "work_mem_exposure_ratio",
                             "if_killed") if c not in doc]
     ok(not missing, "every section and table is there", "missing: %s" % missing)
+    # the test server is preloaded: its memory history is charted
+    samples = int(value("SELECT count(*) FROM pg_procmem_history_system"))
+    over = chart(doc, "chart-history-overhead")
+    shown = re.search(r"(\d+) samples of the memory history", doc)
+    ok(samples >= 1 and 'id="history"' in doc and shown and abs(int(shown.group(1)) - samples) <= 2
+       and "checkpointer" in over and "<polygon" in over and chart(doc, "chart-history-system"),
+       "memory over time: overhead stacked by backend type, the machine beside it (%d samples)" % samples)
+    crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
+    ok(('id="crashes"' in doc) == (crashes > 0),
+       "a crash section exactly when pg_procmem_crashes has rows (%d here)" % crashes)
     check_chromium(tmp, page, expected)
 
 
