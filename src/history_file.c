@@ -57,7 +57,7 @@ history_file_check_header(const char *buf, size_t len)
 
 	history_file_header_init(&want);
 	if (len < sizeof(h))
-		return len >= sizeof(h.magic) && memcmp(buf, &want.magic, sizeof(h.magic)) != 0 ?
+		return memcmp(buf, &want.magic, len < sizeof(h.magic) ? len : sizeof(h.magic)) != 0 ?
 			HF_NOT_OURS : HF_SHORT;
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != want.magic)
@@ -82,8 +82,8 @@ history_record_payload(uint32_t kind, uint32_t count)
 	switch (kind)
 	{
 		case RECORD_SAMPLE:
-			/* a system entry at least; far below any size_t overflow */
-			return count >= 1 && count <= (1u << 24) ? count * sizeof(history_entry) : 0;
+			/* a system entry at least; at most 2^20 (under 1 GB, even in 32 bits) */
+			return count >= 1 && count <= (1u << 20) ? count * sizeof(history_entry) : 0;
 		case RECORD_CRASH:
 			return count == 1 ? sizeof(history_crash) : 0;
 		case RECORD_STOP:
@@ -152,10 +152,13 @@ history_file_result_text(history_file_result r)
 int
 history_parse_exit(const char *message, int *pid, int *number)
 {
-	const char *p = strstr(message, "PID");
+	const char *p = NULL;
 	long		v[2];
 	int			n = 0;
 
+	/* the last "PID": the process's name, before it, may hold the word too */
+	for (const char *q = strstr(message, "PID"); q; q = strstr(q + 1, "PID"))
+		p = q;
 	if (p == NULL)
 		p = message;
 	while (*p && n < 2)
@@ -182,9 +185,12 @@ history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen)
 {
 	size_t		n = srclen < dstsz - 1 ? srclen : dstsz - 1;
 
-	/* cut short: back off to the start of a UTF-8 character */
+	/*
+	 * cut short: back off to the start of a UTF-8 character (at most 3
+	 * bytes: in another encoding such bytes are characters of their own)
+	 */
 	if (n < srclen)
-		while (n > 0 && ((unsigned char) src[n] & 0xC0) == 0x80)
+		for (int k = 0; k < 3 && n > 0 && ((unsigned char) src[n] & 0xC0) == 0x80; k++)
 			n--;
 	memcpy(dst, src, n);
 	memset(dst + n, 0, dstsz - n);

@@ -145,6 +145,7 @@ test_header(void)
 	is_i64(history_file_check_header((char *) &good, sizeof(good.magic)), HF_SHORT,
 		   "header: the magic alone: cut short");
 	is_i64(history_file_check_header((char *) &good, 0), HF_SHORT, "header: empty: cut short");
+	is_i64(history_file_check_header("hi\n", 3), HF_NOT_OURS, "header: 3 bytes of something else: not ours");
 	h = good;
 	h.magic = 0x504d4853;		/* the other byte order */
 	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_NOT_OURS, "header: wrong magic");
@@ -161,18 +162,18 @@ test_header(void)
 	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another crash_size");
 }
 
-/* Payload sizes: a SAMPLE has 1 to 2^24 entries, a CRASH one, a STOP none */
+/* Payload sizes: a SAMPLE has 1 to 2^20 entries, a CRASH one, a STOP none */
 static void
 test_payload(void)
 {
 	is_i64(history_record_payload(RECORD_SAMPLE, 1), sizeof(history_entry), "payload: SAMPLE of 1");
 	is_i64(history_record_payload(RECORD_SAMPLE, 3), 3 * sizeof(history_entry), "payload: SAMPLE of 3");
-	is_i64(history_record_payload(RECORD_SAMPLE, 1u << 24), (1ull << 24) * sizeof(history_entry),
-		   "payload: SAMPLE of 2^24");
+	is_i64(history_record_payload(RECORD_SAMPLE, 1u << 20), (1ull << 20) * sizeof(history_entry),
+		   "payload: SAMPLE of 2^20");
 	ok(history_record_payload(RECORD_SAMPLE, 0) == 0 &&
-	   history_record_payload(RECORD_SAMPLE, (1u << 24) + 1) == 0 &&
+	   history_record_payload(RECORD_SAMPLE, (1u << 20) + 1) == 0 &&
 	   history_record_payload(RECORD_SAMPLE, UINT32_MAX) == 0,
-	   "payload: SAMPLE of 0, 2^24 + 1, 2^32 - 1: none");
+	   "payload: SAMPLE of 0, 2^20 + 1, 2^32 - 1: none");
 	is_i64(history_record_payload(RECORD_CRASH, 1), sizeof(history_crash), "payload: CRASH");
 	ok(history_record_payload(RECORD_CRASH, 0) == 0 && history_record_payload(RECORD_CRASH, 2) == 0,
 	   "payload: CRASH of 0 or 2: none");
@@ -279,9 +280,9 @@ test_damage(void)
 	free(copy);
 
 	is_i64(one_record(RECORD_SAMPLE, 0), HF_CORRUPT, "absurd: SAMPLE of 0 entries");
-	is_i64(one_record(RECORD_SAMPLE, (1u << 24) + 1), HF_CORRUPT, "absurd: SAMPLE of 2^24 + 1 entries");
+	is_i64(one_record(RECORD_SAMPLE, (1u << 20) + 1), HF_CORRUPT, "absurd: SAMPLE of 2^20 + 1 entries");
 	is_i64(one_record(RECORD_SAMPLE, UINT32_MAX), HF_CORRUPT, "absurd: SAMPLE of 2^32 - 1 entries");
-	is_i64(one_record(RECORD_SAMPLE, 1u << 24), HF_SHORT, "a SAMPLE of 2^24 entries is not absurd, just cut short");
+	is_i64(one_record(RECORD_SAMPLE, 1u << 20), HF_SHORT, "a SAMPLE of 2^20 entries is not absurd, just cut short");
 	is_i64(one_record(RECORD_CRASH, 0), HF_CORRUPT, "absurd: CRASH of 0");
 	is_i64(one_record(RECORD_CRASH, 2), HF_CORRUPT, "absurd: CRASH of 2");
 	is_i64(one_record(RECORD_STOP, 1), HF_CORRUPT, "absurd: STOP of 1");
@@ -318,6 +319,8 @@ test_parse_exit(void)
 	ok(parsed("", 0, 0), "exit: empty: 0");
 	ok(parsed("server process (PID 0) exited with exit code 3", 0, 0), "exit: pid 0: 0");
 	ok(parsed("server process (PID 99999999999) exited with exit code 3", 0, 0), "exit: a pid beyond int: 0");
+	ok(parsed("background worker \"PID 5 sweeper\" (PID 77) exited with exit code 2", 77, 2),
+	   "exit: the last \"PID\": a worker's name may hold the word");
 }
 
 /* Copy into a fixed field: cut at a UTF-8 boundary, NUL-padded */
@@ -355,6 +358,8 @@ test_copy_text(void)
 	   "copy: a 3-byte char that ends at the cut kept");
 	ok(copied(8, "abc", 0, ""), "copy: empty source: all NUL");
 	ok(copied(1, "abc", 3, ""), "copy: a one-byte field holds only the NUL");
+	ok(copied(8, "deg\xb0\xb0\xb0\xb0\xb0\xb0\xb0\xb0", 11, "deg\xb0"),
+	   "copy: bytes that look like UTF-8 continuations (LATIN1 degrees): at most 3 dropped");
 }
 
 int
