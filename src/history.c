@@ -158,16 +158,17 @@ add_crash(const history_crash *c)
 
 /*
  * The ring's entries, oldest first, from its oldest complete sample on
- * (palloc'd); *n of them. The crashes too, when crashes is not NULL. With
- * lock false the caller must be the ring's only writer (the sampler).
+ * (palloc'd); *n of them, only the system entries if only_system. The
+ * crashes too, when crashes is not NULL. With lock false the caller must be
+ * the ring's only writer (the sampler) or alone (the postmaster).
  */
 history_entry *
-history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes, bool lock)
+history_copy(uint32 *n, bool only_system, history_crash **crashes, uint32 *ncrashes, bool lock)
 {
 	history_entry *out;
 	uint64		first;
 	uint32		count;
-	uint32		skip = 0;
+	bool		whole = false;	/* past the oldest sample's torn start */
 
 	if (lock)
 		LWLockAcquire(hist->lock, LW_SHARED);
@@ -175,8 +176,16 @@ history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes, bool lock)
 	first = hist->written - count;
 	out = MemoryContextAllocHuge(CurrentMemoryContext,
 								 Max(count, 1) * sizeof(history_entry));
+	*n = 0;
 	for (uint32 i = 0; i < count; i++)
-		out[i] = hist->ring[(first + i) % hist->nentries];
+	{
+		const history_entry *e = &hist->ring[(first + i) % hist->nentries];
+
+		/* the oldest sample may have lost its first entries to the wrap */
+		whole = whole || e->kind == HISTORY_SYSTEM;
+		if (whole && (!only_system || e->kind == HISTORY_SYSTEM))
+			out[(*n)++] = *e;
+	}
 	if (crashes)
 	{
 		*ncrashes = Min(hist->ncrashes, MAX_CRASHES);
@@ -186,12 +195,6 @@ history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes, bool lock)
 	}
 	if (lock)
 		LWLockRelease(hist->lock);
-	/* the oldest sample may have lost its first entries to the wrap */
-	while (skip < count && out[skip].kind != HISTORY_SYSTEM)
-		skip++;
-	*n = count - skip;
-	if (skip > 0)
-		memmove(out, out + skip, sizeof(history_entry) * *n);
 	return out;
 }
 
@@ -327,7 +330,7 @@ note_crash(bool crash)
 	c.crashed_at = GetCurrentTimestamp();
 	c.exit_code = -1;
 	c.oom_kills_before = c.oom_kills_after = -1;
-	e = history_copy(&n, NULL, NULL, false);
+	e = history_copy(&n, false, NULL, NULL, false);
 	for (uint32 i = 0; i < n; i++)
 		if (e[i].kind == HISTORY_SYSTEM)
 			last = i;
@@ -600,7 +603,7 @@ pg_procmem_history_processes(PG_FUNCTION_ARGS)
 	if (hist == NULL && PG_GETARG_BOOL(0))
 		return (Datum) 0;
 	check_available();
-	e = history_copy(&n, NULL, NULL, true);
+	e = history_copy(&n, false, NULL, NULL, true);
 	for (uint32 k = 0; k < n; k++)
 	{
 		Datum		values[PROC_NCOLS];
@@ -634,7 +637,7 @@ pg_procmem_history_system(PG_FUNCTION_ARGS)
 	if (hist == NULL && PG_GETARG_BOOL(0))
 		return (Datum) 0;
 	check_available();
-	e = history_copy(&n, NULL, NULL, true);
+	e = history_copy(&n, true, NULL, NULL, true);
 	for (uint32 k = 0; k < n; k++)
 	{
 		Datum		values[SYS_NCOLS];
@@ -713,7 +716,7 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 	if (hist == NULL && PG_GETARG_BOOL(0))
 		return (Datum) 0;
 	check_available();
-	e = history_copy(&n, &c, &nc, true);
+	e = history_copy(&n, true, &c, &nc, true);
 	for (uint32 k = 0; k < nc; k++)
 	{
 		Datum		values[CRASH_NCOLS];

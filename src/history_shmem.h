@@ -23,12 +23,12 @@ extern bool history_available(void);
 extern void history_append_sample(const history_entry *e, uint32 n);
 
 /*
- * The ring's entries, oldest first, from its oldest complete sample on
- * (palloc'd), and, when crashes is not NULL, the crashes it saw. lock false:
- * only for the ring's one writer.
+ * The ring's entries (only the system entries if only_system), oldest
+ * first, from its oldest complete sample on (palloc'd), and, when crashes is
+ * not NULL, the crashes it saw. lock false: only for the ring's one writer.
  */
-extern history_entry *history_copy(uint32 *n, history_crash **crashes, uint32 *ncrashes,
-								   bool lock);
+extern history_entry *history_copy(uint32 *n, bool only_system, history_crash **crashes,
+								   uint32 *ncrashes, bool lock);
 
 /* What the ring holds, and the most the file may hold (a start refuses more) */
 extern Size history_ring_bytes(void);

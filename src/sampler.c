@@ -333,7 +333,7 @@ file_rewrite(void)
 	if (file_fd >= 0)
 		close(file_fd);
 	file_fd = -1;
-	e = history_copy(&n, &c, &nc, false);
+	e = history_copy(&n, false, &c, &nc, false);
 	fd = open(HISTORY_FILE_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, pg_file_create_mode);
 	if (fd < 0)
 	{
@@ -404,6 +404,8 @@ take_sample(MemoryContext cxt)
 	sample_state st;
 	procmem_options opt = procmem_current_options(false);
 	instr_time	start, end;
+	procfs_stat self;
+	static bool proc_hidden_said = false;
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
@@ -413,7 +415,15 @@ take_sample(MemoryContext cxt)
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
-	procmem_walk(sample_process, &st, &opt);
+	/* what procmem_check_proc_visible() would ERROR on: said once, not fatal */
+	if (procmem_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
+		procmem_walk(sample_process, &st, &opt);
+	else if (!proc_hidden_said)
+	{
+		ereport(LOG,
+				(errmsg("pg_procmem sampler: /proc does not show this server's processes; sampling only the system figures")));
+		proc_hidden_said = true;
+	}
 	sample_system(&st.e[0].u.sys);
 	st.e[0].u.sys.processes = st.n - 1;
 	INSTR_TIME_SET_CURRENT(end);
