@@ -386,11 +386,17 @@ note_crash(bool crash)
 			memcpy(c.top_type[k], p->backend_type, HISTORY_TYPE_LEN);
 		}
 	}
-	/* the killed process at its last sample, wherever that is */
+	/*
+	 * The killed process at its last sample, wherever that is; the OOM kill
+	 * counter from then on (a sample taken after the kill no longer has it)
+	 */
 	for (int64 i = (int64) n - 1; c.killed_pid != 0 && i >= 0; i--)
 		if (e[i].kind == HISTORY_PROCESS && e[i].pid == c.killed_pid)
 		{
 			c.killed = e[i];
+			while (i > 0 && e[i].kind != HISTORY_SYSTEM)
+				i--;
+			c.oom_kills_before = e[i].u.sys.cgroup_oom_kills;
 			break;
 		}
 	/* an unclean stop with nothing sampled before it says nothing */

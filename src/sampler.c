@@ -48,8 +48,8 @@
 
 PGDLLEXPORT void procmem_sampler_main(Datum arg);
 
-/* pg_procmem.sample_interval, seconds; 0: no sampling */
-static int	sample_interval_s = 10;
+/* pg_procmem.sample_interval, ms; 0: no sampling */
+static int	sample_interval_ms = 10000;
 
 /* Who a process is, from its backend status */
 typedef struct who
@@ -464,7 +464,7 @@ procmem_sampler_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 			next = 0;			/* a new interval counts from now */
 		}
-		if (sample_interval_s > 0)
+		if (sample_interval_ms > 0)
 		{
 			TimestampTz now = GetCurrentTimestamp();
 
@@ -472,9 +472,9 @@ procmem_sampler_main(Datum arg)
 			{
 				take_sample(cxt);
 				/* on the interval's grid: a slow sample does not shift the next */
-				next = (next == 0 ? now : next) + (int64) sample_interval_s * USECS_PER_SEC;
+				next = (next == 0 ? now : next) + (int64) sample_interval_ms * 1000;
 				if (next <= GetCurrentTimestamp())
-					next = GetCurrentTimestamp() + (int64) sample_interval_s * USECS_PER_SEC;
+					next = GetCurrentTimestamp() + (int64) sample_interval_ms * 1000;
 			}
 			timeout = Max((next - GetCurrentTimestamp()) / 1000, 1);
 			events |= WL_TIMEOUT;
@@ -497,8 +497,8 @@ procmem_sampler_init(void)
 	DefineCustomIntVariable("pg_procmem.sample_interval",
 							"Time between two samples of the memory history.",
 							"0 turns sampling off.",
-							&sample_interval_s, 10, 0, 3600,
-							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+							&sample_interval_ms, 10000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	memset(&w, 0, sizeof(w));

@@ -99,7 +99,7 @@ def sampler():
     r = rows("SELECT backend_type, datname FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
     ok(len(r) == 1 and r[0]["datname"] is None,
        "the sampler is a background worker in pg_stat_activity, connected to no database", r)
-    ok(grows(), "it samples every second (pg_procmem.sample_interval = 1)")
+    ok(grows(), "it samples every second (pg_procmem.sample_interval = 1s)")
 
     idle = session("SELECT 1;", "history-idle")
     busy = session("SELECT pg_sleep(4), 'history busy marker';", "history-busy")
@@ -164,7 +164,7 @@ def intervals():
     gaps = rows("SELECT extract(epoch FROM sampled_at - lag(sampled_at) OVER (ORDER BY sampled_at)) AS gap "
                 "FROM pg_procmem_history_system ORDER BY sampled_at DESC LIMIT 2")
     ok(all(1.5 < float(g["gap"]) < 2.5 for g in gaps), "... every 2 s now", gaps)
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = 1")
+    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
 
 
@@ -280,7 +280,7 @@ def wrap():
 def main():
     start()
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = 1")
+    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
     sampler()
     intervals()

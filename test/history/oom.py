@@ -1,8 +1,8 @@
 """A real OOM kill, and the post-mortem the memory history gives (TAP).
 
 Run as root by scripts/test (PostgreSQL 15 suites) against a preloaded
-cluster sampling every second inside a memory cgroup of its own
-($OOM_CGROUP). It gives the cgroup a 1.5 GB limit and no swap, runs a sort
+cluster sampling every 500 ms inside a memory cgroup of its own
+($OOM_CGROUP). It gives the cgroup a 3 GB limit and no swap, runs a sort
 with work_mem = 8GB until the kernel kills that backend, and then asks the
 history, after the crash restart and after a clean restart, what happened.
 The limit is removed at the end.
@@ -23,7 +23,7 @@ CLUSTER = os.environ["CLUSTER_DIR"]
 DATA = os.path.join(CLUSTER, "data")
 LOG = os.path.join(CLUSTER, "server.log")
 CGROUP = os.environ.get("OOM_CGROUP", "")
-LIMIT = 1536 << 20
+LIMIT = 3 << 30
 MARKER = "pg_procmem oom test"
 SORT = ("SET work_mem = '8GB'; SELECT count(*) FROM (SELECT g FROM generate_series(1, 300000000) g "
         "ORDER BY g DESC) s /* %s */;" % MARKER)
@@ -43,7 +43,7 @@ def into_cgroup():
 
 
 def limit(on):
-    """1.5 GB and no swap (v2: memory.max, memory.swap.max; v1: the memory
+    """3 GB and no swap (v2: memory.max, memory.swap.max; v1: the memory
     and memory+swap limits, set in the order the kernel accepts)."""
     if os.path.exists(cg("memory.max")):
         write(cg("memory.max"), str(LIMIT) if on else "max")
