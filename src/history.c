@@ -521,14 +521,27 @@ procmem_history_init(void)
 
 /* --- SQL ---------------------------------------------------------------- */
 
-static void
-check_available(void)
+/*
+ * Starts one of the history's set-returning functions: the result set of a
+ * known shape, or NULL when there is no history and missing_ok (no rows);
+ * without the history and not missing_ok, an ERROR saying how to get it.
+ */
+static ReturnSetInfo *
+history_srf(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
 {
-	if (hist == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the memory history needs pg_procmem in shared_preload_libraries"),
-				 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
+	ReturnSetInfo *rsinfo;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, shapes, nshapes);
+	if (hist != NULL)
+		return rsinfo;
+	if (PG_GETARG_BOOL(0))
+		return NULL;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the memory history needs pg_procmem in shared_preload_libraries"),
+			 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
 }
 
 /* A fixed text field, NULL when empty; cut to what is valid in this database */
@@ -603,12 +616,8 @@ pg_procmem_history_processes(PG_FUNCTION_ARGS)
 	history_entry *e;
 	uint32		n;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, proc_shapes, lengthof(proc_shapes));
-	if (hist == NULL && PG_GETARG_BOOL(0))
+	if ((rsinfo = history_srf(fcinfo, proc_shapes, lengthof(proc_shapes))) == NULL)
 		return (Datum) 0;
-	check_available();
 	e = history_copy(&n, false, NULL, NULL, true);
 	for (uint32 k = 0; k < n; k++)
 	{
@@ -637,12 +646,8 @@ pg_procmem_history_system(PG_FUNCTION_ARGS)
 	history_entry *e;
 	uint32		n;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, sys_shapes, lengthof(sys_shapes));
-	if (hist == NULL && PG_GETARG_BOOL(0))
+	if ((rsinfo = history_srf(fcinfo, sys_shapes, lengthof(sys_shapes))) == NULL)
 		return (Datum) 0;
-	check_available();
 	e = history_copy(&n, true, NULL, NULL, true);
 	for (uint32 k = 0; k < n; k++)
 	{
@@ -716,12 +721,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 	history_crash *c;
 	uint32		n, nc;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, crash_shapes, lengthof(crash_shapes));
-	if (hist == NULL && PG_GETARG_BOOL(0))
+	if ((rsinfo = history_srf(fcinfo, crash_shapes, lengthof(crash_shapes))) == NULL)
 		return (Datum) 0;
-	check_available();
 	e = history_copy(&n, true, &c, &nc, true);
 	for (uint32 k = 0; k < nc; k++)
 	{
