@@ -703,8 +703,20 @@ top_array(const history_crash *c, int what)
 	int			n = 0;
 
 	for (int i = 0; i < HISTORY_TOP && c->top_pid[i] != 0; i++)
-		d[n++] = what == 0 ? Int32GetDatum(c->top_pid[i]) :
-			what == 1 ? CStringGetTextDatum(c->top_type[i]) : Int64GetDatum(c->top_overhead[i]);
+	{
+		bool		null;
+
+		if (what == 1)
+		{
+			/* a fixed field, as put_field reads it: NUL or not, valid text only */
+			put_field(&d[n], &null, 0, c->top_type[i], sizeof(c->top_type[i]));
+			if (null)
+				d[n] = CStringGetTextDatum("");
+			n++;
+		}
+		else
+			d[n++] = what == 0 ? Int32GetDatum(c->top_pid[i]) : Int64GetDatum(c->top_overhead[i]);
+	}
 	if (what == 0)
 		return PointerGetDatum(construct_array(d, n, INT4OID, 4, true, TYPALIGN_INT));
 	if (what == 1)
