@@ -127,9 +127,12 @@ state_name(BackendState s)
 static void
 read_who(sample_state *st)
 {
+	MemoryContext sample_cxt = CurrentMemoryContext;
 	int			n;
 
 	StartTransactionCommand();
+	/* what is kept must outlive the transaction's memory */
+	MemoryContextSwitchTo(sample_cxt);
 	n = pgstat_fetch_stat_numbackends();
 	st->who = palloc0(sizeof(who) * Max(n, 1));
 	for (int i = 1; i <= n; i++)
@@ -162,6 +165,7 @@ read_who(sample_state *st)
 			w->leader_pid = proc->lockGroupLeader->pid;
 	}
 	CommitTransactionCommand();
+	MemoryContextSwitchTo(sample_cxt);
 	qsort(st->who, st->nwho, sizeof(who), who_cmp);
 }
 
@@ -481,6 +485,8 @@ procmem_sampler_main(Datum arg)
 		}
 		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		/* barriers (DROP DATABASE waits for every process to absorb one) */
+		CHECK_FOR_INTERRUPTS();
 	}
 	/* a clean stop: the next start knows the server was not killed */
 	file_append(RECORD_STOP, 0, NULL, 0);

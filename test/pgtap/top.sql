@@ -50,9 +50,10 @@ SELECT is((SELECT process FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.b
 SELECT is((SELECT t.state FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'top_test'),
 	'idletx', 'idle in transaction is shortened to idletx');
 
-SELECT is((SELECT count(*) FROM t WHERE overhead !~ '^\d+ (bytes|kB|MB|GB|TB)$'
-	OR rss !~ '^\d+ (bytes|kB|MB|GB|TB)$'), 0::bigint,
-	'sizes are pretty-printed');
+SELECT is((SELECT count(*) FROM t WHERE overhead !~ '^\d+(\.\d)? (kB|MB|GB|TB)$'
+	OR rss !~ '^\d+(\.\d)? (kB|MB|GB|TB)$'
+	OR greatest(length(overhead), length(pagetbl), length(rss), length(context)) > 7), 0::bigint,
+	'sizes are pretty-printed in at most 7 characters');
 
 SELECT is((SELECT length(process) FROM t ORDER BY length(process) DESC LIMIT 1) <= 17, true,
 	'long names are clipped to 17 characters');
