@@ -484,7 +484,8 @@ CREATE VIEW pg_procmem_advice AS
 WITH s AS (
 	SELECT * FROM @extschema@.pg_procmem_system_info()
 ), cr AS (
-	-- new client connections per second over the last five minutes of this run
+	-- new client connections per second over the last five minutes of this run,
+	-- once the history covers a minute of it (a start's own burst is no rate)
 	SELECT pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections) AS connections,
 		   pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)) AS seconds,
 		   (pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections))::float8
@@ -494,7 +495,8 @@ WITH s AS (
 		  FROM @extschema@.pg_procmem_history_system_samples(true) AS x) AS y
 	WHERE y.run_started OPERATOR(pg_catalog.=) y.latest
 	  AND y.sampled_at OPERATOR(pg_catalog.>=) (pg_catalog.now() OPERATOR(pg_catalog.-) '5 minutes'::interval)
-	HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) 2
+	HAVING pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-)
+			   pg_catalog.min(y.sampled_at)) OPERATOR(pg_catalog.>=) 60
 ), k AS (
 	SELECT * FROM @extschema@.pg_procmem_machine_info()
 ), h AS (
@@ -728,8 +730,8 @@ WITH s AS (
 	-- initialized (pg_stat_database's sessions survive restarts and resets)
 	SELECT 'connection_rate',
 		   CASE WHEN cr.rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
-		   pg_catalog.format('%s new client connections per second over the last %s seconds (%s connections, '
-							 'counted by the memory history)', pg_catalog.round(cr.rate::numeric, 1),
+		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
+							 'the memory history: %s)', pg_catalog.round(cr.rate::numeric, 1),
 							 pg_catalog.round(cr.seconds::numeric), cr.connections),
 		   'above about 10 per second, a pooler pays off: every connection is a new process, and with one '
 		   'connection per transaction a pooler served about 8 times more transactions'
@@ -739,9 +741,10 @@ WITH s AS (
 	UNION ALL
 	SELECT 'connection_rate', 'info',
 		   -- without the history no window the sessions counter covers can be told
-		   pg_catalog.format('new sessions per second: unknown (no memory history: pg_procmem is not in '
-							 'shared_preload_libraries, or pg_procmem.sample_interval is 0); pg_stat_database '
-							 'counts %s sessions, which may include sessions of runs before this one (started %s)',
+		   pg_catalog.format('new sessions per second: unknown (the memory history does not cover a minute of '
+							 'this run: pg_procmem is not in shared_preload_libraries, pg_procmem.sample_interval '
+							 'is 0, or the server just started); pg_stat_database counts %s sessions, which may '
+							 'include sessions of runs before this one (started %s)',
 							 r.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
 		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
 		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '

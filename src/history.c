@@ -239,6 +239,10 @@ load_history_file(void)
 	size_t		off = sizeof(history_file_header);
 	history_file_result r;
 	Size		bound = history_file_bound();
+	Size		crash_part = sizeof(history_file_header) +
+		MAX_CRASHES * (sizeof(history_record) + sizeof(history_crash));
+	Size		len;
+	bool		too_large;
 	int			records = 0;
 
 	fd = open(HISTORY_FILE, O_RDONLY | PG_BINARY, 0);
@@ -250,16 +254,17 @@ load_history_file(void)
 					 errmsg("pg_procmem: could not open memory history file \"%s\": %m", HISTORY_FILE)));
 		return l;
 	}
-	if (fstat(fd, &st) != 0 || st.st_size > (off_t) bound)
-	{
-		ereport(LOG,
-				(errmsg("pg_procmem: ignored memory history file \"%s\": %lld bytes, more than the %zu that pg_procmem.history_size allows; it will be replaced",
-						HISTORY_FILE, (long long) st.st_size, bound)));
-		close(fd);
-		return l;
-	}
-	buf = MemoryContextAllocHuge(CurrentMemoryContext, Max(st.st_size, 1));
-	if (read(fd, buf, st.st_size) != st.st_size)
+	if (fstat(fd, &st) != 0)
+		st.st_size = 0;
+	/*
+	 * Larger than this setting allows (history_size was lowered, or it is
+	 * not our file): its samples are ignored, but the crashes, which a
+	 * rewrite puts first, are kept.
+	 */
+	too_large = st.st_size > (off_t) bound;
+	len = too_large ? Min((Size) st.st_size, crash_part) : (Size) st.st_size;
+	buf = MemoryContextAllocHuge(CurrentMemoryContext, Max(len, 1));
+	if (read(fd, buf, len) != (ssize_t) len)
 	{
 		ereport(LOG,
 				(errcode_for_file_access(),
@@ -270,15 +275,22 @@ load_history_file(void)
 	}
 	close(fd);
 
-	r = history_file_check_header(buf, st.st_size);
+	r = history_file_check_header(buf, len);
 	while (r == HF_OK)
 	{
 		const history_record *rec;
 		const char *payload;
+		size_t		at = off;
 
-		r = history_file_next(buf, st.st_size, &off, &rec, &payload);
+		r = history_file_next(buf, len, &off, &rec, &payload);
 		if (r != HF_OK)
 			break;
+		if (too_large && rec->kind != RECORD_CRASH)
+		{
+			off = at;
+			r = HF_END;
+			break;
+		}
 		records++;
 		if (rec->kind == RECORD_SAMPLE)
 		{
@@ -291,7 +303,15 @@ load_history_file(void)
 		else if (rec->kind == RECORD_STOP)
 			l.stopped = true;
 	}
-	if (r != HF_END)
+	if (too_large)
+	{
+		ereport(LOG,
+				(errmsg("pg_procmem: ignored the samples of memory history file \"%s\": %lld bytes, more than the %zu that pg_procmem.history_size allows; %d crash rows were kept, and the file will be replaced",
+						HISTORY_FILE, (long long) st.st_size, bound, records)));
+		/* nothing sampled is known: no unclean stop can be told either */
+		l.samples = false;
+	}
+	else if (r != HF_END)
 		ereport(LOG,
 				(errmsg("pg_procmem: memory history file \"%s\" is %s%s; it will be replaced",
 						HISTORY_FILE, history_file_result_text(r),

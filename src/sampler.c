@@ -206,11 +206,13 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	who			key = {.pid = pid};
 	who		   *w;
 
+	w = bsearch(&key, st->who, st->nwho, sizeof(who), who_cmp);
 	if (kind == MEMBER_HIDDEN)
 		procmem_sample_hidden(&o, &s);
 	else
 	{
-		o.want_cmdline = (kind == MEMBER_CHILD);
+		/* no backend status (a child without a PGPROC, or one just started): its title */
+		o.want_cmdline = (w == NULL && kind != MEMBER_POSTMASTER);
 		if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
 								id, &o, &s) != SAMPLE_OK)
 			return false;
@@ -226,7 +228,6 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		HISTORY_NO_SCORE : (int32) s.oom_score;
 	p->context_bytes = procmem_contexts_total_of(st->contexts, st->ncontexts, pid);
 
-	w = bsearch(&key, st->who, st->nwho, sizeof(who), who_cmp);
 	if (w)
 	{
 		p->backend_start = w->backend_start;
@@ -242,7 +243,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	}
 	else if (pid == PostmasterPid)
 		copy_text(p->backend_type, sizeof(p->backend_type), "postmaster");
-	else if (kind == MEMBER_CHILD)
+	else if (o.want_cmdline)
 	{
 		char		title[128];
 

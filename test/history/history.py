@@ -222,8 +222,9 @@ def restarts(pid):
 
 # --- the file ---------------------------------------------------------------
 
-def damaged(name, damage, expect):
+def damaged(name, damage, expect, keeps_crashes=False):
     """Stops, damages the file, starts: one LOG line, and a sampler that works."""
+    crashes = value("SELECT count(*) FROM pg_procmem_crashes")
     stop()
     with open(HFILE, "rb") as f:
         good = f.read()
@@ -237,14 +238,17 @@ def damaged(name, damage, expect):
     with open(HFILE, "rb") as f:
         head = f.read(8)
     ok(head[:4] == good[:4] and head[4:8] == good[4:8], "... and the file is replaced by a good one")
+    if keeps_crashes:
+        ok(value("SELECT count(*) FROM pg_procmem_crashes") == crashes and int(crashes) >= 2,
+           "... whose crash rows are kept (%s)" % crashes)
 
 
 def files():
     import struct
     damaged("a truncated", lambda b: b[:len(b) - 100], "cut short after")
+    damaged("a too large", lambda b: b + b"\0" * (80 << 20), "more than the", keeps_crashes=True)
     damaged("a garbage", lambda b: os.urandom(len(b)), "not a pg_procmem history file")
     damaged("a future version's", lambda b: b[:4] + struct.pack("<I", 99) + b[8:], "another version")
-    damaged("a too large", lambda b: b + b"\0" * (80 << 20), "more than the")
     stop()
     os.unlink(HFILE)
     start()
