@@ -741,10 +741,11 @@ WITH s AS (
 	UNION ALL
 	SELECT 'connection_rate', 'info',
 		   -- without the history no window the sessions counter covers can be told
-		   pg_catalog.format('new sessions per second: unknown (the memory history does not cover a minute of '
-							 'this run: pg_procmem is not in shared_preload_libraries, pg_procmem.sample_interval '
-							 'is 0, or the server just started); pg_stat_database counts %s sessions, which may '
-							 'include sessions of runs before this one (started %s)',
+		   pg_catalog.format('new sessions per second: unknown (the memory history has no minute of this run '
+							 'in its last 5 minutes: pg_procmem is not in shared_preload_libraries, the server '
+							 'just started, or pg_procmem.sample_interval is 0 or above 4 minutes); '
+							 'pg_stat_database counts %s sessions, which may include sessions of runs before '
+							 'this one (started %s)',
 							 r.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
 		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
 		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '

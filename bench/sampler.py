@@ -4,7 +4,7 @@
 The background worker "pg_procmem sampler" reads every process of the server
 each pg_procmem.sample_interval and appends one sample (a system entry and
 one history_entry per process) to a ring in shared memory and to the file
-pg_procmem.history in the data directory. Three parts, one run:
+pg_stat_tmp/pg_procmem.history in the data directory. Three parts, one run:
 
 1. cost per sample against the number of processes: a cluster each with 100,
    500 and 1,000 idle connections (shared_buffers 128 MB, huge_pages off),
@@ -167,7 +167,7 @@ def file_mark(cl, mon, after):
     for _ in range(50):
         # the sampler writes the file right after the ring
         time.sleep(0.1)
-        size = os.stat(os.path.join(cl.data, "pg_procmem.history")).st_size
+        size = os.stat(os.path.join(cl.data, "pg_stat_tmp", "pg_procmem.history")).st_size
         # still the same last sample: the size belongs to it (the next one
         # reaches the ring before the file)
         now = mon.execute("SELECT max(sampled_at) FROM pg_procmem_history_system").fetchone()[0]

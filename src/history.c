@@ -88,6 +88,7 @@ static bool exit_by_signal;
 static time_t exit_time;
 static char exit_message[256];
 static int	shmem_inits = 0;
+static TimestampTz pm_run_started = 0;	/* this run's, as the postmaster knows it */
 
 PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_history_system);
@@ -218,6 +219,58 @@ history_connections(void)
 
 /* --- the postmaster: loading the file, noting crashes --------------------- */
 
+/* Reads len bytes (one read() returns at most 2 GB); false when it cannot */
+static bool
+read_all(int fd, char *buf, Size len)
+{
+	Size		done = 0;
+
+	while (done < len)
+	{
+		ssize_t		r = read(fd, buf + done, Min(len - done, (Size) 1 << 30));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+		{
+			if (r == 0)
+				errno = EIO;	/* shorter than fstat said */
+			return false;
+		}
+		done += r;
+	}
+	return true;
+}
+
+/*
+ * The postmaster, alone after a crash, appends the crash it noted: if the
+ * server crashes again before the sampler has rewritten the file, the
+ * file still has it. Failing costs this row only after a second crash.
+ */
+static void
+append_crash(const history_crash *c)
+{
+	history_record r;
+	int			fd = open(HISTORY_FILE, O_WRONLY | O_APPEND | O_NONBLOCK | PG_BINARY, 0);
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t) sizeof(history_file_header))
+	{
+		history_record_init(&r, RECORD_CRASH, 1, c, sizeof(*c));
+		if (write(fd, &r, sizeof(r)) != sizeof(r) || write(fd, c, sizeof(*c)) != sizeof(*c))
+		{
+			/* a torn record would end the readable file: take it back */
+			if (ftruncate(fd, st.st_size) != 0)
+				ereport(LOG,
+						(errcode_for_file_access(),
+						 errmsg("pg_procmem: could not truncate memory history file \"%s\": %m", HISTORY_FILE)));
+		}
+	}
+	close(fd);
+}
+
 /* What loading the file found, for noting the restart after it */
 typedef struct loaded
 {
@@ -245,7 +298,8 @@ load_history_file(void)
 	bool		too_large;
 	int			records = 0;
 
-	fd = open(HISTORY_FILE, O_RDONLY | PG_BINARY, 0);
+	/* never wait on a FIFO or a device that has taken the file's name */
+	fd = open(HISTORY_FILE, O_RDONLY | O_NONBLOCK | PG_BINARY, 0);
 	if (fd < 0)
 	{
 		if (errno != ENOENT)
@@ -254,8 +308,14 @@ load_history_file(void)
 					 errmsg("pg_procmem: could not open memory history file \"%s\": %m", HISTORY_FILE)));
 		return l;
 	}
-	if (fstat(fd, &st) != 0)
-		st.st_size = 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		ereport(LOG,
+				(errmsg("pg_procmem: ignored memory history file \"%s\": not a regular file; it will be replaced",
+						HISTORY_FILE)));
+		close(fd);
+		return l;
+	}
 	/*
 	 * Larger than this setting allows (history_size was lowered, or it is
 	 * not our file): its samples are ignored, but the crashes, which a
@@ -264,7 +324,7 @@ load_history_file(void)
 	too_large = st.st_size > (off_t) bound;
 	len = too_large ? Min((Size) st.st_size, crash_part) : (Size) st.st_size;
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, Max(len, 1));
-	if (read(fd, buf, len) != (ssize_t) len)
+	if (!read_all(fd, buf, len))
 	{
 		ereport(LOG,
 				(errcode_for_file_access(),
@@ -335,15 +395,17 @@ oom_kills_now(void)
 
 /*
  * Notes a crash restart (crash) or, at the first start, a previous run that
- * ended without a clean stop, with what the last sample in the ring knew.
+ * ended without a clean stop, with what the last sample of that run knew
+ * (run: when its shared memory was initialized; 0 for the file's last run).
  */
 static void
-note_crash(bool crash)
+note_crash(bool crash, TimestampTz run)
 {
 	history_crash c;
 	history_entry *e;
 	uint32		n;
-	int32		last = -1;		/* the last sample's system entry */
+	int64		last = -1;		/* the run's last sample's system entry */
+	int64		before = -1;	/* and the one before it */
 	time_t		now = time(NULL);
 
 	memset(&c, 0, sizeof(c));
@@ -353,7 +415,26 @@ note_crash(bool crash)
 	e = history_copy(&n, false, NULL, NULL, false);
 	for (uint32 i = 0; i < n; i++)
 		if (e[i].kind == HISTORY_SYSTEM)
-			last = i;
+		{
+			if (run == 0 || e[i].u.sys.run_started == run)
+			{
+				before = last;
+				last = i;
+			}
+			else if (last >= 0)
+				break;			/* a later run's samples are not this run's */
+		}
+	if (run == 0 && last >= 0)
+	{
+		/* the file's last run: the samples of its last run_started only */
+		for (int64 i = last - 1; i >= 0; i--)
+			if (e[i].kind == HISTORY_SYSTEM)
+			{
+				if (e[i].u.sys.run_started == e[last].u.sys.run_started)
+					before = i;
+				break;
+			}
+	}
 	if (last >= 0)
 	{
 		c.last_sample_at = e[last].sampled_at;
@@ -363,7 +444,7 @@ note_crash(bool crash)
 
 	if (!crash)
 		c.how = HOW_UNCLEAN_STOP;
-	else if (exit_seen && now - exit_time >= 0 && now - exit_time < 120)
+	else if (exit_seen && now - exit_time >= 0 && now - exit_time < 10)
 	{
 		c.how = HOW_POSTMASTER_LOG;
 		c.killed_pid = exit_pid;
@@ -382,16 +463,21 @@ note_crash(bool crash)
 	if (last >= 0)
 	{
 		int32		best_score = HISTORY_NO_SCORE;
+		int64		best_overhead = -1;
 
-		for (uint32 i = last + 1; i < n; i++)
+		for (uint32 i = last + 1; i < n && e[i].kind == HISTORY_PROCESS; i++)
 		{
 			history_process *p = &e[i].u.proc;
 			int			k = HISTORY_TOP;
 
+			/* the kernel's ranking; a tie to the one holding more */
 			if (c.how == HOW_GUESS_OOM_SCORE && e[i].pid != PostmasterPid &&
-				p->oom_score != HISTORY_NO_SCORE && p->oom_score > best_score)
+				p->oom_score != HISTORY_NO_SCORE &&
+				(p->oom_score > best_score ||
+				 (p->oom_score == best_score && p->overhead > best_overhead)))
 			{
 				best_score = p->oom_score;
+				best_overhead = p->overhead;
 				c.killed_pid = e[i].pid;
 			}
 			while (k > 0 && c.top_overhead[k - 1] < p->overhead)
@@ -406,22 +492,37 @@ note_crash(bool crash)
 			memcpy(c.top_type[k], p->backend_type, HISTORY_TYPE_LEN);
 		}
 	}
+
 	/*
-	 * The killed process at its last sample, wherever that is; the OOM kill
-	 * counter from then on (a sample taken after the kill no longer has it)
+	 * The killed process in the run's last two samples only (one killed
+	 * while a sample was taken is missing from it): a pid seen earlier may
+	 * have been another process's. The OOM kill counter from that sample on.
 	 */
-	for (int64 i = (int64) n - 1; c.killed_pid != 0 && i >= 0; i--)
+	for (int64 i = (before >= 0 ? before : last); c.killed_pid != 0 && i >= 0 && i < (int64) n; i++)
+	{
+		if (e[i].kind == HISTORY_SYSTEM && (run == 0 || e[i].u.sys.run_started == run))
+		{
+			if (i != before && i != last)
+				break;
+			continue;
+		}
 		if (e[i].kind == HISTORY_PROCESS && e[i].pid == c.killed_pid)
 		{
+			int64		sys = i;
+
 			c.killed = e[i];
-			while (i > 0 && e[i].kind != HISTORY_SYSTEM)
-				i--;
-			c.oom_kills_before = e[i].u.sys.cgroup_oom_kills;
-			break;
+			while (sys > 0 && e[sys].kind != HISTORY_SYSTEM)
+				sys--;
+			c.oom_kills_before = e[sys].u.sys.cgroup_oom_kills;
+			/* a sample after this one may hold it too: keep the latest */
 		}
+	}
 	/* an unclean stop with nothing sampled before it says nothing */
 	if (crash || last >= 0)
+	{
 		add_crash(&c);
+		append_crash(&hist->crashes[(hist->ncrashes - 1) % MAX_CRASHES]);
+	}
 	exit_seen = 0;
 	pfree(e);
 }
@@ -460,12 +561,14 @@ history_shmem_startup(void)
 	if (!found && !IsUnderPostmaster && IsPostmasterEnvironment)
 	{
 		loaded		l = load_history_file();
+		TimestampTz crashed_run = pm_run_started;
 
+		pm_run_started = hist->run_started;
 		shmem_inits++;
 		if (shmem_inits > 1)
-			note_crash(true);
+			note_crash(true, crashed_run);
 		else if (l.samples && !l.stopped)
-			note_crash(false);
+			note_crash(false, 0);
 	}
 }
 
@@ -482,8 +585,13 @@ history_emit_log(ErrorData *edata)
 
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
-	if (IsUnderPostmaster || !IsPostmasterEnvironment || exit_seen || edata->message_id == NULL ||
-		edata->message == NULL)
+	/*
+	 * The first message of a crash wins (others may follow it within
+	 * moments); one older than 5 s (a logger that exited and was simply
+	 * restarted) does not hold back a new one.
+	 */
+	if (IsUnderPostmaster || !IsPostmasterEnvironment || edata->message_id == NULL ||
+		edata->message == NULL || (exit_seen && time(NULL) - exit_time < 5))
 		return;
 	if (strcmp(edata->message_id, "%s (PID %d) was terminated by signal %d: %s") == 0)
 		by_signal = true;

@@ -10,9 +10,13 @@
 
 #include "history.h"
 
-/* In the data directory */
-#define HISTORY_FILE		"pg_procmem.history"
-#define HISTORY_FILE_TMP	"pg_procmem.history.tmp"
+/*
+ * In the data directory's pg_stat_tmp: pg_basebackup and pg_rewind leave
+ * that directory's files out, so a standby made from a base backup does not
+ * take the primary's history (and an "unclean stop") for its own.
+ */
+#define HISTORY_FILE		"pg_stat_tmp/pg_procmem.history"
+#define HISTORY_FILE_TMP	"pg_stat_tmp/pg_procmem.history.tmp"
 
 /* The setting; hooks and shared memory when preloaded. From _PG_init. */
 extern void procmem_history_init(void);

@@ -84,6 +84,7 @@ typedef struct sample_state
 static int	file_fd = -1;
 static Size file_size = 0;
 static bool file_failed = false;	/* said once in the log */
+static TimestampTz file_retry_at = 0;	/* after a failure, no rewrite before */
 
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
@@ -280,18 +281,28 @@ sample_system(history_system *sys)
 
 /* --- the file ------------------------------------------------------------ */
 
+/*
+ * A write failed: the history is kept in memory only. A full disk gets its
+ * space back (the file is removed: it must never be what fills the disk),
+ * and a rewrite is tried again a minute later at the earliest.
+ */
 static void
 file_trouble(const char *what)
 {
+	int			save = errno;
+
 	if (!file_failed)
 		ereport(LOG,
 				(errcode_for_file_access(),
-				 errmsg("pg_procmem: could not %s memory history file \"%s\": %m; the history is kept in memory only until a write succeeds",
+				 errmsg("pg_procmem: could not %s memory history file \"%s\": %m; the history is kept in memory only until a write succeeds (tried again every minute)",
 						what, HISTORY_FILE)));
 	file_failed = true;
 	if (file_fd >= 0)
 		close(file_fd);
 	file_fd = -1;
+	if (save == ENOSPC || save == EDQUOT)
+		unlink(HISTORY_FILE);
+	file_retry_at = GetCurrentTimestamp() + 60 * USECS_PER_SEC;
 }
 
 static bool
@@ -388,12 +399,20 @@ file_append(history_record_kind kind, uint32 count, const void *payload, size_t 
 {
 	if (file_fd < 0 || file_size + sizeof(history_record) + len > history_ring_bytes() * 3 / 2)
 	{
-		file_rewrite();			/* the ring has this sample already */
-		return;
+		if (file_fd < 0 && kind == RECORD_SAMPLE && GetCurrentTimestamp() < file_retry_at)
+			return;
+		file_rewrite();
+		if (kind == RECORD_SAMPLE || file_fd < 0)
+			return;				/* the ring had this sample already */
 	}
 	if (!write_record(file_fd, kind, count, payload, len))
 	{
-		/* a torn record ends the readable file: rewrite it next time */
+		/* a torn record would end the readable file: take it back */
+		int			save = errno;
+
+		if (ftruncate(file_fd, file_size) != 0)
+			save = errno;
+		errno = save;
 		file_trouble("write");
 		return;
 	}
@@ -493,7 +512,13 @@ procmem_sampler_main(Datum arg)
 	file_append(RECORD_STOP, 0, NULL, 0);
 	if (file_fd >= 0)
 		close(file_fd);
-	proc_exit(0);
+
+	/*
+	 * Exit code 1: the postmaster starts the sampler again unless it is
+	 * shutting down (pg_terminate_backend() must not end the history). The
+	 * new sampler rewrites the file from the ring, without this stop.
+	 */
+	proc_exit(1);
 }
 
 void

@@ -19,7 +19,7 @@ CLUSTER = os.environ["CLUSTER_DIR"]
 DATA = os.path.join(CLUSTER, "data")
 LOG = os.path.join(CLUSTER, "server.log")
 OPTS = os.environ.get("SERVER_OPTS", "")
-HFILE = os.path.join(DATA, "pg_procmem.history")
+HFILE = os.path.join(DATA, "pg_stat_tmp", "pg_procmem.history")
 # the interval goes in postgresql.auto.conf: a command-line setting would
 # hide the ones made with ALTER SYSTEM
 PRELOAD = "-c shared_preload_libraries=pg_procmem"
@@ -150,6 +150,15 @@ def sampler():
         close(busy)
 
 
+def terminated():
+    """pg_terminate_backend() on the sampler: the postmaster starts it again."""
+    old = value("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
+    execute("SELECT pg_terminate_backend(%s)" % old)
+    new = wait_until(lambda: value("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
+                     not in (None, old), 30)
+    ok(new and grows(), "a sampler ended with pg_terminate_backend() comes back and samples again")
+
+
 def intervals():
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = 0")
     execute("SELECT pg_reload_conf()")
@@ -251,6 +260,13 @@ def files():
     damaged("a future version's", lambda b: b[:4] + struct.pack("<I", 99) + b[8:], "another version")
     stop()
     os.unlink(HFILE)
+    subprocess.run(["runuser", "-u", "postgres", "--", "mkfifo", HFILE], check=True)
+    at = log_size()
+    start()                             # must not wait for a writer
+    ok(grows() and os.path.isfile(HFILE) and "not a regular file" in log_since(at),
+       "a FIFO in the file's place: the server starts, says so once, and a regular file replaces it")
+    stop()
+    os.unlink(HFILE)
     start()
     ok(grows(), "no file at all: a fresh history, silently")
 
@@ -287,6 +303,7 @@ def main():
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
     sampler()
+    terminated()
     intervals()
     pid = crash()
     restarts(pid)
