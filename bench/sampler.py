@@ -83,7 +83,7 @@ def nearest_rank(xs, q):
 
 def start_cluster(port, connections, interval, history_size=None):
     extra = {"shared_preload_libraries": "pg_procmem", "shared_buffers": "128MB",
-             "pg_procmem.sample_interval": str(interval)}
+             "pg_procmem.sample_interval": "%ds" % interval}
     if history_size:
         extra["pg_procmem.history_size"] = history_size
     # max_connections: connections + 10 for the monitor and the reserved slots
@@ -192,9 +192,11 @@ def server_log_issues(cl):
 
 
 def sampler_deaths(cl):
-    """The postmaster's lines about the sampler dying other than at a shutdown."""
+    """The postmaster's lines about the sampler dying (it exits with code 1
+    when told to stop, so that the postmaster starts it again unless it is
+    shutting down: only a signal or an odd status is a death)."""
     return [ln for ln in log_lines(cl) if 'background worker "pg_procmem sampler"' in ln and
-            re.search(r"terminated by signal|exited with (exit code [1-9]|unrecognized)", ln)]
+            re.search(r"terminated by signal|exited with (exit code [2-9]|unrecognized)", ln)]
 
 
 def reconnect(cl, timeout=60):
