@@ -424,17 +424,8 @@ note_crash(bool crash, TimestampTz run)
 			else if (last >= 0)
 				break;			/* a later run's samples are not this run's */
 		}
-	if (run == 0 && last >= 0)
-	{
-		/* the file's last run: the samples of its last run_started only */
-		for (int64 i = last - 1; i >= 0; i--)
-			if (e[i].kind == HISTORY_SYSTEM)
-			{
-				if (e[i].u.sys.run_started == e[last].u.sys.run_started)
-					before = i;
-				break;
-			}
-	}
+	if (run == 0 && before >= 0 && e[before].u.sys.run_started != e[last].u.sys.run_started)
+		before = -1;			/* the file's last run: its own samples only */
 	if (last >= 0)
 	{
 		c.last_sample_at = e[last].sampled_at;
@@ -500,7 +491,7 @@ note_crash(bool crash, TimestampTz run)
 	 */
 	for (int64 i = (before >= 0 ? before : last); c.killed_pid != 0 && i >= 0 && i < (int64) n; i++)
 	{
-		if (e[i].kind == HISTORY_SYSTEM && (run == 0 || e[i].u.sys.run_started == run))
+		if (e[i].kind == HISTORY_SYSTEM)
 		{
 			if (i != before && i != last)
 				break;

@@ -228,6 +228,22 @@ def restarts(pid):
        and c["killed_pid"] is None and c["last_sample_at"] is not None,
        "a stop without shutdown (immediate) is a row too: an unclean stop, no pid claimed", c)
 
+    # a crash in a run that took no sample: nothing of an earlier run is its
+    execute("ALTER SYSTEM SET pg_procmem.sample_interval = 0")
+    stop()
+    start()
+    victim = session("SELECT pg_sleep(60);", "history-unsampled")
+    wait_until(lambda: pid_of("history-unsampled"))
+    os.kill(int(pid_of("history-unsampled")), 9)
+    close(victim)
+    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes") == "3", 60)
+    c = rows("SELECT * FROM pg_procmem_crashes ORDER BY number DESC LIMIT 1")[0]
+    ok(c["number"] == "3" and c["how_known"] == "postmaster log" and c["last_sample_at"] is None
+       and c["query"] is None and c["top_pids"] == "{}",
+       "a crash before its run's first sample: the pid from the log, no earlier run's sample", c)
+    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
+    execute("SELECT pg_reload_conf()")
+
 
 # --- the file ---------------------------------------------------------------
 
