@@ -359,7 +359,11 @@ load_history_file(void)
 			l.stopped = false;
 		}
 		else if (rec->kind == RECORD_CRASH)
+		{
 			add_crash((const history_crash *) payload);
+			/* appended by the postmaster: no sample since, nothing to say */
+			l.samples = false;
+		}
 		else if (rec->kind == RECORD_STOP)
 			l.stopped = true;
 	}

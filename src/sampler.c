@@ -19,6 +19,7 @@
 #include "compat.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -345,17 +346,20 @@ file_rewrite(void)
 	int			fd;
 	bool		ok;
 	Size		size;
+	struct stat st;
 
 	if (file_fd >= 0)
 		close(file_fd);
 	file_fd = -1;
-	e = history_copy(&n, false, &c, &nc, false);
-	fd = open(HISTORY_FILE_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, pg_file_create_mode);
+	/* a new file: whatever has the temporary name (a FIFO?) is not written into */
+	unlink(HISTORY_FILE_TMP);
+	fd = open(HISTORY_FILE_TMP, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, pg_file_create_mode);
 	if (fd < 0)
 	{
 		file_trouble("create");
 		return;
 	}
+	e = history_copy(&n, false, &c, &nc, false);
 	history_file_header_init(&h);
 	ok = write_all(fd, &h, sizeof(h), NULL, 0);
 	size = sizeof(h);
@@ -376,6 +380,9 @@ file_rewrite(void)
 	}
 	pfree(e);
 	pfree(c);
+	/* an empty directory in the file's place (rename cannot replace one) */
+	if (lstat(HISTORY_FILE, &st) == 0 && S_ISDIR(st.st_mode))
+		(void) rmdir(HISTORY_FILE);
 	if (!ok || rename(HISTORY_FILE_TMP, HISTORY_FILE) != 0)
 	{
 		int			save = errno;
