@@ -118,7 +118,7 @@ history_ring_bytes(void)
  * times the ring; a file beyond twice the ring (and its record headers and
  * crashes) is not one it wrote with this setting.
  */
-Size
+static Size
 history_file_bound(void)
 {
 	return sizeof(history_file_header) +
@@ -164,7 +164,7 @@ add_crash(const history_crash *c)
  * the ring's only writer (the sampler) or alone (the postmaster).
  */
 history_entry *
-history_copy(uint32 *n, bool only_system, history_crash **crashes, uint32 *ncrashes, bool lock)
+history_copy(uint32 *n, bool only_system, bool lock)
 {
 	history_entry *out;
 	uint64		first;
@@ -187,22 +187,26 @@ history_copy(uint32 *n, bool only_system, history_crash **crashes, uint32 *ncras
 		if (whole && (!only_system || e->kind == HISTORY_SYSTEM))
 			out[(*n)++] = *e;
 	}
-	if (crashes)
-	{
-		*ncrashes = Min(hist->ncrashes, MAX_CRASHES);
-		*crashes = palloc(sizeof(history_crash) * Max(*ncrashes, 1));
-		for (uint32 i = 0; i < *ncrashes; i++)
-			(*crashes)[i] = hist->crashes[(hist->ncrashes - *ncrashes + i) % MAX_CRASHES];
-	}
 	if (lock)
 		LWLockRelease(hist->lock);
 	return out;
 }
 
-bool
-history_available(void)
+/* The crashes kept, oldest first (palloc'd); *n of them. lock: as above. */
+history_crash *
+history_crashes(uint32 *n, bool lock)
 {
-	return hist != NULL;
+	history_crash *out;
+
+	if (lock)
+		LWLockAcquire(hist->lock, LW_SHARED);
+	*n = Min(hist->ncrashes, MAX_CRASHES);
+	out = palloc(sizeof(history_crash) * Max(*n, 1));
+	for (uint32 i = 0; i < *n; i++)
+		out[i] = hist->crashes[(hist->ncrashes - *n + i) % MAX_CRASHES];
+	if (lock)
+		LWLockRelease(hist->lock);
+	return out;
 }
 
 TimestampTz
@@ -416,7 +420,7 @@ note_crash(bool crash, TimestampTz run)
 	c.crashed_at = GetCurrentTimestamp();
 	c.exit_code = -1;
 	c.oom_kills_before = c.oom_kills_after = -1;
-	e = history_copy(&n, false, NULL, NULL, false);
+	e = history_copy(&n, false, false);
 	for (uint32 i = 0; i < n; i++)
 		if (e[i].kind == HISTORY_SYSTEM)
 		{
@@ -741,7 +745,7 @@ pg_procmem_history_processes(PG_FUNCTION_ARGS)
 
 	if ((rsinfo = history_srf(fcinfo, proc_shapes, lengthof(proc_shapes))) == NULL)
 		return (Datum) 0;
-	e = history_copy(&n, false, NULL, NULL, true);
+	e = history_copy(&n, false, true);
 	for (uint32 k = 0; k < n; k++)
 	{
 		Datum		values[PROC_NCOLS];
@@ -771,7 +775,7 @@ pg_procmem_history_system(PG_FUNCTION_ARGS)
 
 	if ((rsinfo = history_srf(fcinfo, sys_shapes, lengthof(sys_shapes))) == NULL)
 		return (Datum) 0;
-	e = history_copy(&n, true, NULL, NULL, true);
+	e = history_copy(&n, true, true);
 	for (uint32 k = 0; k < n; k++)
 	{
 		Datum		values[SYS_NCOLS];
@@ -852,13 +856,12 @@ Datum
 pg_procmem_crash_log(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo;
-	history_entry *e;
 	history_crash *c;
-	uint32		n, nc;
+	uint32		nc;
 
 	if ((rsinfo = history_srf(fcinfo, crash_shapes, lengthof(crash_shapes))) == NULL)
 		return (Datum) 0;
-	e = history_copy(&n, true, &c, &nc, true);
+	c = history_crashes(&nc, true);
 	for (uint32 k = 0; k < nc; k++)
 	{
 		Datum		values[CRASH_NCOLS];
@@ -912,6 +915,6 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		Assert(i == CRASH_NCOLS);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	pfree(e);
+	pfree(c);
 	return (Datum) 0;
 }

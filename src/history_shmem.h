@@ -21,22 +21,19 @@
 /* The setting; hooks and shared memory when preloaded. From _PG_init. */
 extern void procmem_history_init(void);
 
-extern bool history_available(void);
-
 /* Appends one sample (its system entry first) to the ring. */
 extern void history_append_sample(const history_entry *e, uint32 n);
 
 /*
  * The ring's entries (only the system entries if only_system), oldest
- * first, from its oldest complete sample on (palloc'd), and, when crashes is
- * not NULL, the crashes it saw. lock false: only for the ring's one writer.
+ * first, from its oldest complete sample on (palloc'd), and the crashes it
+ * saw. lock false: only for the ring's one writer.
  */
-extern history_entry *history_copy(uint32 *n, bool only_system, history_crash **crashes,
-								   uint32 *ncrashes, bool lock);
+extern history_entry *history_copy(uint32 *n, bool only_system, bool lock);
+extern history_crash *history_crashes(uint32 *n, bool lock);
 
-/* What the ring holds, and the most the file may hold (a start refuses more) */
+/* What the ring holds */
 extern Size history_ring_bytes(void);
-extern Size history_file_bound(void);
 
 /* When shared memory was initialized; client connections since then. */
 extern TimestampTz history_run_started(void);

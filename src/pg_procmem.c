@@ -151,17 +151,8 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	const char *method;
 	int			i = 0;
 
-	if (kind == MEMBER_HIDDEN)
-		procmem_sample_hidden(&o, &s);
-	else if (kind == MEMBER_POSTMASTER || kind == MEMBER_PGPROC || kind == MEMBER_CHILD)
-	{
-		o.want_cmdline = (kind == MEMBER_CHILD);
-		/* the membership check's stat is the identity the sample keeps to */
-		if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-								id, &o, &s) != SAMPLE_OK)
-			return false;
-	}
-	else
+	o.want_cmdline = (kind == MEMBER_CHILD);
+	if (!procmem_read_member(pid, kind, id, &o, &s))
 		return false;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -208,6 +199,27 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	/* an older definition has fewer columns: the tuple takes the first */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return true;
+}
+
+/*
+ * Reads one member, as procmem_member() classed it; false when it is gone
+ * or changed meanwhile. A member /proc hides is a sample all the same: who
+ * it is comes from PostgreSQL, its memory is unknown (procmem_sample_hidden).
+ */
+bool
+procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
+					const procmem_options *opt, procmem_sample *s)
+{
+	if (kind == MEMBER_HIDDEN)
+	{
+		procmem_sample_hidden(opt, s);
+		return true;
+	}
+	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+		return false;
+	/* the membership check's stat is the identity the sample keeps to */
+	return procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
+							   id, opt, s) == SAMPLE_OK;
 }
 
 /*
@@ -306,10 +318,7 @@ emit_tables(void *dest, pid_t pid, procmem_membership kind,
 	procmem_sample s;
 	int			i = 0;
 
-	if (kind == MEMBER_HIDDEN)
-		procmem_sample_hidden(opt, &s);
-	else if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-								 id, opt, &s) != SAMPLE_OK)
+	if (!procmem_read_member(pid, kind, id, opt, &s))
 		return false;
 
 	memset(nulls, 0, sizeof(nulls));

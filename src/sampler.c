@@ -209,16 +209,10 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	who		   *w;
 
 	w = bsearch(&key, st->who, st->nwho, sizeof(who), who_cmp);
-	if (kind == MEMBER_HIDDEN)
-		procmem_sample_hidden(&o, &s);
-	else
-	{
-		/* no backend status (a child without a PGPROC, or one just started): its title */
-		o.want_cmdline = (w == NULL && kind != MEMBER_POSTMASTER);
-		if (procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-								id, &o, &s) != SAMPLE_OK)
-			return false;
-	}
+	/* no backend status (a child without a PGPROC, or one just started): its title */
+	o.want_cmdline = (w == NULL && kind != MEMBER_POSTMASTER && kind != MEMBER_HIDDEN);
+	if (!procmem_read_member(pid, kind, id, &o, &s))
+		return false;
 	e = new_entry(st, HISTORY_PROCESS, pid);
 	p = &e->u.proc;
 	p->overhead = s.overhead;
@@ -359,7 +353,8 @@ file_rewrite(void)
 		file_trouble("create");
 		return;
 	}
-	e = history_copy(&n, false, &c, &nc, false);
+	e = history_copy(&n, false, false);
+	c = history_crashes(&nc, false);
 	history_file_header_init(&h);
 	ok = write_all(fd, &h, sizeof(h), NULL, 0);
 	size = sizeof(h);

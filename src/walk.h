@@ -15,6 +15,10 @@ typedef bool (*procmem_visit_fn) (void *dest, pid_t pid, procmem_membership kind
 
 extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt);
 
+/* Reads one member as its kind says (a hidden one: figures unknown). */
+extern bool procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
+								const procmem_options *opt, procmem_sample *s);
+
 /* The options the settings ask for; with_pss also reads smaps_rollup. */
 extern procmem_options procmem_current_options(bool with_pss);
 
