@@ -1,7 +1,9 @@
 # pg_procmem: PGXS build.
 #   make && make install                 build and install the extension
 #   make installcheck                    pg_regress tests against a running server
+#   make pgtap                           pgTAP tests against a running server
 #   make unit                            C unit tests of the /proc parsers (TAP)
+#   make scripts                         assemble the default version's scripts from views/
 
 EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
@@ -15,6 +17,44 @@ REGRESS = install columns privileges bad_input methods system shapes hostile
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
+
+# The default version's install and upgrade scripts are assembled from the
+# view sources in views/, one file a concern, with sed and cat only. They
+# are committed, and a plain make never rebuilds them: the PGXN and Debian
+# builds have no generator. scripts-check (run by scripts/test) fails when
+# a committed script differs from its sources, or when a CREATE VIEW or
+# CREATE FUNCTION in it passes 100 lines.
+SCRIPT_PARTS = processes contexts backends system shared_memory oom headroom top history \
+	advice_facts advice_checks advice
+# The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
+# (what it drops), then the parts whose objects are new or changed since.
+UPGRADE_FROM = 1.1.0
+UPGRADE_PARTS = shared_memory oom headroom top history advice_facts advice_checks advice
+FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
+UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
+# $(call assemble,HEAD,PARTS): the head with its version filled in, then
+# each part after a blank line
+assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) && sed -s '1s/^/\n/' $(patsubst %,views/%.sql,$(2))
+
+scripts:
+	{ $(call assemble,views/head.sql,$(SCRIPT_PARTS)); } >$(FULL_SCRIPT)
+	{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } >$(UPGRADE_SCRIPT)
+
+scripts-check:
+	{ $(call assemble,views/head.sql,$(SCRIPT_PARTS)); } | cmp - $(FULL_SCRIPT)
+	{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } | cmp - $(UPGRADE_SCRIPT)
+	awk '/^CREATE (VIEW|FUNCTION)/ { name = $$3; start = FNR; atomic = 0 } \
+		start && /BEGIN ATOMIC/ { atomic = 1 } \
+		start && (atomic ? /^END;$$/ : /;$$/) { \
+			if (FNR - start >= 100) { print name " takes " FNR - start + 1 " lines"; bad = 1 } start = 0 } \
+		END { exit bad }' $(FULL_SCRIPT)
+
+.PHONY: scripts scripts-check pgtap
+
+# pgTAP tests against the server in PGHOST/PGPORT (pg_prove, with pgTAP and
+# pg_procmem installable there, and pg_procmem in shared_preload_libraries)
+pgtap:
+	pg_prove -v test/pgtap/*.sql
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

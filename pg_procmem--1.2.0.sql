@@ -3,9 +3,16 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION pg_procmem" to load this file. \quit
 
+-- Assembled by "make scripts" from the files in views/ (edit those): one
+-- file a concern, in the order the objects need each other.
+--
 -- Every reference below is schema-qualified: objects are resolved at
 -- CREATE EXTENSION time, and the schema being installed into may hold
--- look-alike objects.
+-- look-alike objects. Nothing is readable by PUBLIC: process lists and
+-- queries are sensitive; pg_read_all_stats (so pg_monitor) may read.
+
+-- Every process of this server, read from /proc: the functions the views
+-- are built on.
 
 -- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
 -- are NULL without it): that walks every page-table entry of the process,
@@ -76,6 +83,11 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
 'memory of one process of this server; ERROR for a pid that is not one';
 
+REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
+
 -- Every backend's memory-context totals, as the backends published them
 -- (needs pg_procmem in shared_preload_libraries; with missing_ok, no rows
 -- without it instead of an ERROR).
@@ -109,6 +121,44 @@ CREATE FUNCTION pg_procmem_own_contexts(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_own_contexts'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- Every backend's memory contexts: totals, peak, largest contexts, and
+-- how old the figures are.
+CREATE VIEW pg_procmem_contexts AS
+SELECT c.pid,
+	   a.backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   c.context_bytes,
+	   c.context_free_bytes,
+	   c.context_used_bytes,
+	   c.contexts,
+	   c.context_peak_bytes,
+	   c.peak_at,
+	   c.peak_largest_contexts,
+	   c.peak_largest_bytes,
+	   c.largest_contexts,
+	   c.largest_idents,
+	   c.largest_bytes,
+	   c.published_at,
+	   pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.published_at AS age,
+	   c.publications,
+	   c.backend_start
+FROM @extschema@.pg_procmem_backend_contexts(false) AS c
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) c.pid;
+
+COMMENT ON VIEW pg_procmem_contexts IS
+'every backend''s memory-context totals and peak, as last published (needs shared_preload_libraries)';
+
+REVOKE ALL ON FUNCTION pg_procmem_backend_contexts(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_own_contexts() FROM PUBLIC;
+REVOKE ALL ON pg_procmem_contexts FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_backend_contexts(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_own_contexts() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_contexts TO pg_read_all_stats;
 
 -- The headline: one row per live server process, with who it is from
 -- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
@@ -189,6 +239,41 @@ FROM @extschema@.pg_procmem_processes(true) AS p
 COMMENT ON VIEW pg_procmem_backends_pss IS
 'PSS figures of every live process of this server (expensive without huge pages)';
 
+-- Totals per backend type, database, user and application.
+CREATE VIEW pg_procmem_summary AS
+SELECT CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN 'backend_type'
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN 'database'
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN 'user'
+			ELSE 'application' END AS grouped_by,
+	   CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN b.backend_type
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN b.datname::text
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN b.usename::text
+			ELSE b.application_name END AS name,
+	   pg_catalog.count(*) AS processes,
+	   pg_catalog.sum(b.overhead)::bigint AS total_overhead,
+	   pg_catalog.avg(b.overhead)::bigint AS avg_overhead,
+	   pg_catalog.sum(b.page_tables)::bigint AS total_page_tables,
+	   pg_catalog.sum(b.rss)::bigint AS total_rss,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle')::bigint
+		   AS idle_overhead,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')
+		   AS idle_in_transaction,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')::bigint
+		   AS idle_in_transaction_overhead
+FROM (SELECT backend_type, datname, usename, overhead, page_tables, rss, state,
+			 NULLIF(application_name, '') AS application_name	-- background processes have ''
+	  FROM @extschema@.pg_procmem_backends) AS b
+GROUP BY GROUPING SETS ((b.backend_type), (b.datname), (b.usename), (b.application_name));
+
+COMMENT ON VIEW pg_procmem_summary IS
+'overhead, page tables and rss totals per backend type, database, user and application';
+
+REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
+REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
+GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary TO pg_read_all_stats;
+
 -- The machine and the server's memory cgroup, one row. Bytes, but the
 -- hugepages_* counts; NULL where a file is missing or a limit is "max".
 CREATE FUNCTION pg_procmem_system_info(
@@ -233,6 +318,43 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_system_info'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+-- CPUs, the last-level cache, the kernel's writeback, overcommit and swap
+-- settings, and the memory cgroup level (the server's or an ancestor) whose
+-- room is the smallest share of its limit: what pg_procmem_advice needs
+-- beyond pg_procmem_system_info.
+CREATE FUNCTION pg_procmem_machine_info(
+	OUT cpus integer,
+	OUT cpu_cache_bytes bigint,
+	OUT cpu_cache_level integer,
+	OUT dirty_ratio integer,
+	OUT dirty_background_ratio integer,
+	OUT dirty_bytes bigint,
+	OUT dirty_background_bytes bigint,
+	OUT overcommit_ratio integer,
+	OUT swappiness integer,
+	OUT transparent_hugepage_defrag text,
+	OUT cgroup_tightest_limit bigint,
+	OUT cgroup_tightest_room bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_machine_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE VIEW pg_procmem_system AS
+SELECT s.*,
+	   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS mem_used,
+	   s.swap_total OPERATOR(pg_catalog.-) s.swap_free AS swap_used
+FROM @extschema@.pg_procmem_system_info() AS s;
+
+COMMENT ON VIEW pg_procmem_system IS
+'the machine''s memory, huge pages, overcommit and THP settings, and the server''s memory cgroup';
+
+REVOKE ALL ON FUNCTION pg_procmem_system_info() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_machine_info() FROM PUBLIC;
+REVOKE ALL ON pg_procmem_system FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_system_info() TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_machine_info() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_system TO pg_read_all_stats;
+
 -- The main shared memory segment (resident part, whoever touched it), the
 -- DSM segments this server's processes map, and the postmaster's VmPeak.
 -- with_usage = false skips what costs: the resident part and the DSM
@@ -252,45 +374,6 @@ CREATE FUNCTION pg_procmem_shared_memory(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_shared_memory'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
-
-CREATE VIEW pg_procmem_system AS
-SELECT s.*,
-	   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS mem_used,
-	   s.swap_total OPERATOR(pg_catalog.-) s.swap_free AS swap_used
-FROM @extschema@.pg_procmem_system_info() AS s;
-
-COMMENT ON VIEW pg_procmem_system IS
-'the machine''s memory, huge pages, overcommit and THP settings, and the server''s memory cgroup';
-
--- Totals per backend type, database, user and application.
-CREATE VIEW pg_procmem_summary AS
-SELECT CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN 'backend_type'
-			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN 'database'
-			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN 'user'
-			ELSE 'application' END AS grouped_by,
-	   CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN b.backend_type
-			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN b.datname::text
-			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN b.usename::text
-			ELSE b.application_name END AS name,
-	   pg_catalog.count(*) AS processes,
-	   pg_catalog.sum(b.overhead)::bigint AS total_overhead,
-	   pg_catalog.avg(b.overhead)::bigint AS avg_overhead,
-	   pg_catalog.sum(b.page_tables)::bigint AS total_page_tables,
-	   pg_catalog.sum(b.rss)::bigint AS total_rss,
-	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle') AS idle,
-	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle')::bigint
-		   AS idle_overhead,
-	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')
-		   AS idle_in_transaction,
-	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')::bigint
-		   AS idle_in_transaction_overhead
-FROM (SELECT backend_type, datname, usename, overhead, page_tables, rss, state,
-			 NULLIF(application_name, '') AS application_name	-- background processes have ''
-	  FROM @extschema@.pg_procmem_backends) AS b
-GROUP BY GROUPING SETS ((b.backend_type), (b.datname), (b.usename), (b.application_name));
-
-COMMENT ON VIEW pg_procmem_summary IS
-'overhead, page tables and rss totals per backend type, database, user and application';
 
 -- Where did the memory go: the server's memory added up, beside what the
 -- cgroup and the system say, with the remainder shown. A part that could
@@ -440,6 +523,14 @@ FROM h;
 COMMENT ON VIEW pg_procmem_hugepages IS
 'huge page settings, reservations, page-table cost now and with huge pages, and what to do';
 
+REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
+REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
+REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_page_tables() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_accounting, pg_procmem_hugepages TO pg_read_all_stats;
+
 -- Who will the OOM killer take, and what happens then.
 CREATE VIEW pg_procmem_oom AS
 SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
@@ -476,6 +567,28 @@ FROM @extschema@.pg_procmem_processes() AS p
 COMMENT ON VIEW pg_procmem_oom IS
 'every server process ranked by oom_score, with what killing it would do';
 
+REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
+GRANT SELECT ON pg_procmem_oom TO pg_read_all_stats;
+
+-- The memory settings the headroom and the advice weigh, in bytes, one row
+-- (an internal view: the two read the same figures).
+CREATE VIEW pg_procmem_settings AS
+SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
+	   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
+	   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
+	   COALESCE(pg_catalog.current_setting('reserved_connections', true)::integer, 0) AS reserved_connections,
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
+	   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
+	   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
+			THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
+			ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
+		   AS autovacuum_work_mem,
+	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers;
+
+COMMENT ON VIEW pg_procmem_settings IS
+'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
+
 -- How many more connections fit, and how much work_mem could be asked for.
 CREATE VIEW pg_procmem_headroom AS
 WITH b AS (
@@ -485,28 +598,13 @@ WITH b AS (
 		   pg_catalog.avg(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
 											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead
 	FROM @extschema@.pg_procmem_backends
-), s AS (
-	SELECT * FROM @extschema@.pg_procmem_system_info()
-), g AS (
-	SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
-		   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
-		   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
-		   COALESCE(pg_catalog.current_setting('reserved_connections', true)::integer, 0) AS reserved_connections,
-		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
-		   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
-		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
-		   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
-				THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
-				ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
-			   AS autovacuum_work_mem,
-		   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers
 ), r AS (
 	SELECT s.mem_available,
 		   s.cgroup_effective_limit,
 		   s.cgroup_usage,
 		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
 		   s.cgroup_room
-	FROM s
+	FROM @extschema@.pg_procmem_system_info() AS s
 )
 SELECT r.mem_available,
 	   r.cgroup_effective_limit,
@@ -536,72 +634,14 @@ SELECT r.mem_available,
 		   AS work_mem_exposure_ratio,
 	   g.superuser_reserved_connections,
 	   g.reserved_connections
-FROM b, r, g;
+FROM b, r, @extschema@.pg_procmem_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS
 'how many more connections fit in the memory that is left, and the work_mem exposure';
 
--- Every backend's memory contexts: totals, peak, largest contexts, and
--- how old the figures are.
-CREATE VIEW pg_procmem_contexts AS
-SELECT c.pid,
-	   a.backend_type,
-	   a.datname,
-	   a.usename,
-	   a.application_name,
-	   a.state,
-	   c.context_bytes,
-	   c.context_free_bytes,
-	   c.context_used_bytes,
-	   c.contexts,
-	   c.context_peak_bytes,
-	   c.peak_at,
-	   c.peak_largest_contexts,
-	   c.peak_largest_bytes,
-	   c.largest_contexts,
-	   c.largest_idents,
-	   c.largest_bytes,
-	   c.published_at,
-	   pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.published_at AS age,
-	   c.publications,
-	   c.backend_start
-FROM @extschema@.pg_procmem_backend_contexts(false) AS c
-	 LEFT JOIN pg_catalog.pg_stat_activity AS a
-	 ON a.pid OPERATOR(pg_catalog.=) c.pid;
-
-COMMENT ON VIEW pg_procmem_contexts IS
-'every backend''s memory-context totals and peak, as last published (needs shared_preload_libraries)';
-
--- Nothing is readable by PUBLIC: process lists and queries are sensitive.
-REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
-REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
-REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_system_info() FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
-REVOKE ALL ON pg_procmem_system FROM PUBLIC;
-REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
-REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
-REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
-REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
+REVOKE ALL ON pg_procmem_settings FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_backend_contexts(boolean) FROM PUBLIC;
-REVOKE ALL ON pg_procmem_contexts FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_own_contexts() FROM PUBLIC;
-
-GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
-GRANT SELECT ON pg_procmem_backends TO pg_read_all_stats;
-GRANT SELECT ON pg_procmem_backends_pss TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_system_info() TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_page_tables() TO pg_read_all_stats;
-GRANT SELECT ON pg_procmem_system, pg_procmem_summary, pg_procmem_accounting,
-	pg_procmem_hugepages, pg_procmem_oom, pg_procmem_headroom TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_backend_contexts(boolean) TO pg_read_all_stats;
-GRANT SELECT ON pg_procmem_contexts TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_own_contexts() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_settings, pg_procmem_headroom TO pg_read_all_stats;
 
 -- The headline in 80 columns, for people at a psql prompt: every process,
 -- most expensive first, sizes in at most 7 characters ("1023 kB", "9.9 MB",
@@ -794,86 +834,37 @@ GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;
 
--- CPUs, the last-level cache, the kernel's writeback, overcommit and swap
--- settings, and the memory cgroup level (the server's or an ancestor) whose
--- room is the smallest share of its limit: what pg_procmem_advice needs
--- beyond pg_procmem_system_info.
-CREATE FUNCTION pg_procmem_machine_info(
-	OUT cpus integer,
-	OUT cpu_cache_bytes bigint,
-	OUT cpu_cache_level integer,
-	OUT dirty_ratio integer,
-	OUT dirty_background_ratio integer,
-	OUT dirty_bytes bigint,
-	OUT dirty_background_bytes bigint,
-	OUT overcommit_ratio integer,
-	OUT swappiness integer,
-	OUT transparent_hugepage_defrag text,
-	OUT cgroup_tightest_limit bigint,
-	OUT cgroup_tightest_room bigint)
-RETURNS record
-AS 'MODULE_PATHNAME', 'pg_procmem_machine_info'
-LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+-- New client connections per second over the last five minutes of this run,
+-- once the history covers a minute of it (a start's own burst is no rate);
+-- no row otherwise. The history counts client connections since shared
+-- memory was initialized (pg_stat_database's sessions survive restarts and
+-- resets). An internal view of pg_procmem_advice.
+CREATE VIEW pg_procmem_connection_rate AS
+SELECT pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections) AS connections,
+	   pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)) AS seconds,
+	   (pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections))::float8
+		   OPERATOR(pg_catalog./) GREATEST(pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at)
+		   OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)), 0.001) AS rate
+FROM (SELECT x.*, pg_catalog.max(x.run_started) OVER () AS latest
+	  FROM @extschema@.pg_procmem_history_system_samples(true) AS x) AS y
+WHERE y.run_started OPERATOR(pg_catalog.=) y.latest
+  AND y.sampled_at OPERATOR(pg_catalog.>=) (pg_catalog.now() OPERATOR(pg_catalog.-) '5 minutes'::interval)
+HAVING pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-)
+		   pg_catalog.min(y.sampled_at)) OPERATOR(pg_catalog.>=) 60;
 
--- Every memory finding as a row: a stable check name, how bad, the measured
--- evidence and what to do. Reads status and oom_score (never smaps_rollup),
--- so it is cheap enough to poll every minute. Thresholds and the figures
--- behind them are in README.
--- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
-CREATE VIEW pg_procmem_advice AS
-WITH s AS (
-	SELECT * FROM @extschema@.pg_procmem_system_info()
-), cr AS (
-	-- new client connections per second over the last five minutes of this run,
-	-- once the history covers a minute of it (a start's own burst is no rate)
-	SELECT pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections) AS connections,
-		   pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)) AS seconds,
-		   (pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections))::float8
-			   OPERATOR(pg_catalog./) GREATEST(pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at)
-			   OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)), 0.001) AS rate
-	FROM (SELECT x.*, pg_catalog.max(x.run_started) OVER () AS latest
-		  FROM @extschema@.pg_procmem_history_system_samples(true) AS x) AS y
-	WHERE y.run_started OPERATOR(pg_catalog.=) y.latest
-	  AND y.sampled_at OPERATOR(pg_catalog.>=) (pg_catalog.now() OPERATOR(pg_catalog.-) '5 minutes'::interval)
-	HAVING pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-)
-			   pg_catalog.min(y.sampled_at)) OPERATOR(pg_catalog.>=) 60
-), k AS (
-	SELECT * FROM @extschema@.pg_procmem_machine_info()
-), h AS (
-	SELECT * FROM @extschema@.pg_procmem_hugepages
-), p AS (
+COMMENT ON VIEW pg_procmem_connection_rate IS
+'internal: new client connections per second over the last five minutes, from the memory history';
+
+-- Everything pg_procmem_advice weighs, measured once, in one row: each check
+-- (advice_checks.sql) is a function of this row alone. Reads status and
+-- oom_score, never smaps_rollup.
+CREATE VIEW pg_procmem_advice_facts AS
+WITH p AS (
 	-- own_type is set only for the postmaster and children without a PGPROC
 	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
 		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
 	FROM @extschema@.pg_procmem_processes(false) AS pr
 		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
-), g AS (
-	SELECT pg_catalog.current_setting('max_connections')::bigint AS max_connections,
-		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
-		   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
-		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
-		   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
-				THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
-				ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
-			   AS autovacuum_work_mem,
-		   pg_catalog.current_setting('autovacuum_max_workers')::bigint AS autovacuum_max_workers
-), m AS (
-	-- memory left: the smaller of MemAvailable and the cgroup's room; short
-	-- under 10% of RAM, or of a cgroup level's limit
-	SELECT LEAST(s.mem_available, s.cgroup_room) AS available,
-		   ((s.mem_available OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) s.mem_total)
-			   OR (k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
-				   AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit)
-			   AS memory_short,
-		   -- the kernel's dirty-page thresholds, in bytes (ratios are of
-		   -- dirtyable memory, which MemAvailable approximates)
-		   CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_bytes
-				ELSE (k.dirty_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
-			   AS dirty_limit,
-		   CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_background_bytes
-				ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
-			   AS dirty_background_limit
-	FROM s, k
 ), c AS (
 	SELECT pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend') AS clients,
 		   pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
@@ -886,101 +877,168 @@ WITH s AS (
 											  AND p.state OPERATOR(pg_catalog.=) 'idle')::bigint AS idle_overhead,
 		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
 			   AS client_max_oom_score,
-		   pg_catalog.max(p.oom_score) AS max_oom_score,
 		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
 		   pg_catalog.sum(p.swap)::bigint AS swap
 	FROM p
-), f AS (
-	SELECT 'huge_pages' AS check_name,
-		   CASE WHEN h.page_tables OPERATOR(pg_catalog.>=) (s.mem_total OPERATOR(pg_catalog./) 10)
-				THEN 'critical' ELSE 'warning' END AS severity,
+)
+SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limit, s.overcommit_memory,
+	   s.transparent_hugepage, s.anon_hugepages, s.cgroup_path, s.cgroup_usage, s.cgroup_file, s.cgroup_shmem,
+	   s.cgroup_oom_events, s.cgroup_oom_kills,
+	   k.cpus, k.cpu_cache_bytes, k.cpu_cache_level, k.dirty_ratio, k.dirty_background_ratio, k.dirty_bytes,
+	   k.dirty_background_bytes, k.overcommit_ratio, k.transparent_hugepage_defrag,
+	   k.cgroup_tightest_limit, k.cgroup_tightest_room,
+	   h.huge_pages, h.in_use AS huge_pages_in_use, h.page_tables, h.page_tables_with_huge_pages,
+	   h.shared_memory_size, h.hugepages_total, h.hugepages_free, h.recommendation AS huge_pages_recommendation,
+	   g.max_connections, g.work_mem, g.hash_mem_multiplier, g.maintenance_work_mem, g.autovacuum_work_mem,
+	   g.autovacuum_max_workers,
+	   -- memory left: the smaller of MemAvailable and the cgroup's room; short
+	   -- under 10% of RAM, or of a cgroup level's limit
+	   LEAST(s.mem_available, s.cgroup_room) AS available,
+	   ((s.mem_available OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) s.mem_total)
+		   OR (k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+			   AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit)
+		   AS memory_short,
+	   -- the kernel's dirty-page thresholds, in bytes (ratios are of
+	   -- dirtyable memory, which MemAvailable approximates)
+	   CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_bytes
+			ELSE (k.dirty_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+		   AS dirty_limit,
+	   CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_background_bytes
+			ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+		   AS dirty_background_limit,
+	   c.clients, c.idle, c.idle_10min, c.idle_overhead, c.client_max_oom_score, c.swapping, c.swap,
+	   pm.pid AS postmaster_pid, pm.oom_score AS postmaster_oom_score, pm.oom_score_adj AS postmaster_oom_score_adj,
+	   x.pid AS top_pid, x.backend_type AS top_backend_type, x.own_type AS top_own_type, x.oom_score AS top_oom_score,
+	   -- children without a PGPROC (the logger) are restarted alone: not these
+	   y.pid AS aux_pid, y.backend_type AS aux_backend_type, y.oom_score AS aux_oom_score,
+	   z.pid AS swap_pid, z.backend_type AS swap_backend_type, z.swap AS swap_bytes,
+	   cr.connections AS new_connections, cr.seconds AS connection_seconds, cr.rate AS connection_rate,
+	   (SELECT pg_catalog.sum(d.sessions)::bigint FROM pg_catalog.pg_stat_database AS d) AS sessions
+FROM @extschema@.pg_procmem_system_info() AS s,
+	 @extschema@.pg_procmem_machine_info() AS k,
+	 @extschema@.pg_procmem_hugepages AS h,
+	 @extschema@.pg_procmem_settings AS g,
+	 c
+	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						ORDER BY p.pid LIMIT 1) AS pm ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p
+						WHERE p.own_type IS NULL
+						  AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+						ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS y ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS z ON true
+	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true;
+
+COMMENT ON VIEW pg_procmem_advice_facts IS
+'internal: everything pg_procmem_advice weighs, measured once, in one row';
+
+REVOKE ALL ON pg_procmem_connection_rate FROM PUBLIC;
+REVOKE ALL ON pg_procmem_advice_facts FROM PUBLIC;
+GRANT SELECT ON pg_procmem_connection_rate, pg_procmem_advice_facts TO pg_read_all_stats;
+
+-- The checks of pg_procmem_advice, a function a family: each reads the one
+-- row of pg_procmem_advice_facts it is given and returns a row a finding
+-- (check_name, severity, evidence, recommendation). Thresholds and the
+-- figures behind them are in README. SQL-standard bodies: parsed once,
+-- here, so the caller's search_path cannot change what they call.
+-- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
+
+-- Huge pages: the page tables they would save, transparent huge pages.
+CREATE FUNCTION pg_procmem_advice_huge_pages(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'huge_pages',
+		   CASE WHEN f.page_tables OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 10)
+				THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
 							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
 							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
-							 h.huge_pages, pg_catalog.pg_size_pretty(h.page_tables),
-							 pg_catalog.round((h.page_tables OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) s.mem_total, 1),
-							 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
-							 COALESCE(pg_catalog.pg_size_pretty(h.shared_memory_size), 'unknown'),
-							 h.hugepages_total, h.hugepages_free) AS evidence,
-		   h.recommendation OPERATOR(pg_catalog.||)
+							 f.huge_pages, pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.round((f.page_tables OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) f.mem_total, 1),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages),
+							 COALESCE(pg_catalog.pg_size_pretty(f.shared_memory_size), 'unknown'),
+							 f.hugepages_total, f.hugepages_free),
+		   f.huge_pages_recommendation OPERATOR(pg_catalog.||)
 			   ' (page tables grow with shared memory touched x processes: one server reached 25 GB of them; with huge pages it had 61 MB)'
-			   AS recommendation
-	FROM h, s
-	WHERE NOT h.in_use
-	  AND ((h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
-			   OPERATOR(pg_catalog.>=) (s.mem_total OPERATOR(pg_catalog./) 100)
-		   OR COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
-		   OR (h.huge_pages OPERATOR(pg_catalog.=) 'try' AND h.hugepages_total OPERATOR(pg_catalog.>) 0))
+	WHERE NOT f.huge_pages_in_use
+	  AND ((f.page_tables OPERATOR(pg_catalog.-) f.page_tables_with_huge_pages)
+			   OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 100)
+		   OR COALESCE(f.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
+		   OR (f.huge_pages OPERATOR(pg_catalog.=) 'try' AND f.hugepages_total OPERATOR(pg_catalog.>) 0))
 
 	UNION ALL
 	SELECT 'transparent_hugepage', 'warning',
 		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
-							 k.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(s.anon_hugepages)),
+							 f.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(f.anon_hugepages)),
 		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
 		   'on the kernel command line): with always, backends'' private memory is gathered into 2 MB pages, '
 		   'which costs latency (compaction) and memory; PostgreSQL uses huge pages for shared memory through huge_pages'
-	FROM s, k
-	WHERE s.transparent_hugepage OPERATOR(pg_catalog.=) 'always'
+	WHERE f.transparent_hugepage OPERATOR(pg_catalog.=) 'always';
+END;
 
-	UNION ALL
+-- The OOM killer: is the postmaster protected, does it take an auxiliary
+-- process before any client backend.
+CREATE FUNCTION pg_procmem_advice_oom(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT 'oom_postmaster',
 		   -- unprotected is a risk; it is critical when memory is short and
 		   -- the killer would take the postmaster or an auxiliary process
 		   -- first (on an idle server the postmaster's score is simply the
 		   -- highest: that alone pages nobody)
-		   CASE WHEN m.memory_short
-					 AND (x.backend_type OPERATOR(pg_catalog.=) 'postmaster'
-						  OR (x.own_type IS NULL
-							  AND x.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
+		   CASE WHEN f.memory_short
+					 AND (f.top_backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						  OR (f.top_own_type IS NULL
+							  AND f.top_backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
 				THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
 							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
-							 pm.pid, pm.oom_score_adj, pm.oom_score, x.oom_score, x.backend_type, x.pid,
-							 COALESCE(pg_catalog.pg_size_pretty(m.available), 'unknown'),
-							 CASE WHEN m.memory_short THEN ' (short)' ELSE '' END),
+							 f.postmaster_pid, f.postmaster_oom_score_adj, f.postmaster_oom_score, f.top_oom_score,
+							 f.top_backend_type, f.top_pid,
+							 COALESCE(pg_catalog.pg_size_pretty(f.available), 'unknown'),
+							 CASE WHEN f.memory_short THEN ' (short)' ELSE '' END),
 		   'protect it: start it with oom_score_adj = -1000 (systemd: OOMScoreAdjust=-1000) and with '
 		   'PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in its environment, so that its '
 		   'children go back to 0; if the OOM killer takes the postmaster, the server stays down until something restarts it'
-	FROM p AS pm, m,
-		 LATERAL (SELECT * FROM p ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x
-	WHERE pm.backend_type OPERATOR(pg_catalog.=) 'postmaster'
-	  AND pm.oom_score_adj OPERATOR(pg_catalog.>) -1000
+	WHERE f.postmaster_oom_score_adj OPERATOR(pg_catalog.>) -1000
 
 	UNION ALL
 	SELECT 'oom_auxiliary_first', 'warning',
 		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
 							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
-							 x.backend_type, x.pid, x.oom_score, c.client_max_oom_score),
+							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
 		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
 		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
 		   'leaves RSS and the score follows each process''s own memory; and keep clear of the OOM killer (see headroom)'
-	FROM c,
-		 -- children without a PGPROC (the logger) are restarted alone: not these
-		 LATERAL (SELECT * FROM p
-				  WHERE p.own_type IS NULL
-					AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
-				  ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x
-	WHERE x.oom_score OPERATOR(pg_catalog.>) c.client_max_oom_score
+	WHERE f.aux_oom_score OPERATOR(pg_catalog.>) f.client_max_oom_score;
+END;
 
-	UNION ALL
+-- The kernel's overcommit and writeback, and memory settings set too high
+-- for the memory left or for the CPU's cache.
+CREATE FUNCTION pg_procmem_advice_memory_settings(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT 'overcommit',
-		   CASE WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 2
-					 AND s.committed_as OPERATOR(pg_catalog.>=) ((s.commit_limit OPERATOR(pg_catalog.*) 98) OPERATOR(pg_catalog./) 100)
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
+					 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 98) OPERATOR(pg_catalog./) 100)
 				THEN 'critical'
-				WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 1
-					 OR (s.overcommit_memory OPERATOR(pg_catalog.=) 2
-						 AND s.committed_as OPERATOR(pg_catalog.>=) ((s.commit_limit OPERATOR(pg_catalog.*) 9) OPERATOR(pg_catalog./) 10))
-					 OR (s.overcommit_memory OPERATOR(pg_catalog.=) 0
-						 AND s.committed_as OPERATOR(pg_catalog.>) (s.mem_total OPERATOR(pg_catalog.+) s.swap_total))
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 2
+						 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 9) OPERATOR(pg_catalog./) 10))
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 0
+						 AND f.committed_as OPERATOR(pg_catalog.>) (f.mem_total OPERATOR(pg_catalog.+) f.swap_total))
 				THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
-							 'RAM %s, swap %s', s.overcommit_memory, k.overcommit_ratio,
-							 pg_catalog.pg_size_pretty(s.committed_as), pg_catalog.pg_size_pretty(s.commit_limit),
-							 pg_catalog.pg_size_pretty(s.mem_total), pg_catalog.pg_size_pretty(s.swap_total)),
-		   CASE WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 2
+							 'RAM %s, swap %s', f.overcommit_memory, f.overcommit_ratio,
+							 pg_catalog.pg_size_pretty(f.committed_as), pg_catalog.pg_size_pretty(f.commit_limit),
+							 pg_catalog.pg_size_pretty(f.mem_total), pg_catalog.pg_size_pretty(f.swap_total)),
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
 				THEN 'strict overcommit: allocations past CommitLimit fail with "out of memory" errors instead of '
 					 'waking the OOM killer; raise vm.overcommit_ratio or add memory before Committed_AS reaches it'
-				WHEN s.overcommit_memory OPERATOR(pg_catalog.=) 1
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
 				THEN 'the kernel grants every allocation, so the OOM killer is the only limit: on a dedicated database '
 					 'server set vm.overcommit_memory = 2 (PostgreSQL''s documentation, "Linux Memory Overcommit"), with '
 					 'vm.overcommit_ratio so that CommitLimit covers RAM less what the kernel needs'
@@ -988,95 +1046,91 @@ WITH s AS (
 					 'once Committed_AS passes RAM + swap; on a dedicated database server PostgreSQL''s documentation '
 					 'advises vm.overcommit_memory = 2, so that a backend gets an error instead of the OOM killer ending every session'
 		   END
-	FROM s, k
 
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
 		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
 							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
-							 g.max_connections, pg_catalog.pg_size_pretty(g.work_mem), g.hash_mem_multiplier,
-							 pg_catalog.pg_size_pretty(e.connections), g.autovacuum_max_workers,
-							 pg_catalog.pg_size_pretty(g.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
-							 pg_catalog.pg_size_pretty(m.available)),
+							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
+							 pg_catalog.pg_size_pretty(e.connections), f.autovacuum_max_workers,
+							 pg_catalog.pg_size_pretty(f.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
 							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; or lower '
 							 'max_connections and put a pooler in front',
-							 pg_catalog.pg_size_pretty(GREATEST((m.available OPERATOR(pg_catalog.-) e.autovacuum)
-										OPERATOR(pg_catalog./) (g.max_connections OPERATOR(pg_catalog.*) g.hash_mem_multiplier), 65536)::bigint))
-	FROM g, m,
-		 LATERAL (SELECT ((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)::bigint
-							 AS connections,
-						 g.autovacuum_max_workers OPERATOR(pg_catalog.*) g.autovacuum_work_mem AS autovacuum) AS e
-	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) m.available
+							 pg_catalog.pg_size_pretty(GREATEST((f.available OPERATOR(pg_catalog.-) e.autovacuum)
+										OPERATOR(pg_catalog./) (f.max_connections OPERATOR(pg_catalog.*) f.hash_mem_multiplier), 65536)::bigint))
+	FROM (SELECT ((f.max_connections OPERATOR(pg_catalog.*) f.work_mem) OPERATOR(pg_catalog.*) f.hash_mem_multiplier)::bigint
+					 AS connections,
+				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum) AS e
+	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) f.available
 
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
 		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
 							 pg_catalog.pg_size_pretty(w.bytes),
-							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) k.cpu_cache_bytes, 1),
-							 k.cpu_cache_level, pg_catalog.pg_size_pretty(k.cpu_cache_bytes)),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes, 1),
+							 f.cpu_cache_level, pg_catalog.pg_size_pretty(f.cpu_cache_bytes)),
 		   'bigger is not faster: hash tables and sort runs that outgrow the cache wait on main memory (a 16 GB '
 		   'maintenance_work_mem built a GIN index about 30% slower than 64 MB); use modest values (64 MB to 1 GB) '
 		   'and raise them per session (SET) for the jobs where a benchmark on this machine shows a gain'
-	FROM g, k,
-		 LATERAL (VALUES ('work_mem', g.work_mem), ('maintenance_work_mem', g.maintenance_work_mem)) AS w(setting, bytes)
-	WHERE k.cpu_cache_bytes OPERATOR(pg_catalog.>) 0
-	  AND w.bytes OPERATOR(pg_catalog.>=) (16 OPERATOR(pg_catalog.*) k.cpu_cache_bytes)
+	FROM (VALUES ('work_mem', f.work_mem), ('maintenance_work_mem', f.maintenance_work_mem)) AS w(setting, bytes)
+	WHERE f.cpu_cache_bytes OPERATOR(pg_catalog.>) 0
+	  AND w.bytes OPERATOR(pg_catalog.>=) (16 OPERATOR(pg_catalog.*) f.cpu_cache_bytes)
 	  AND w.bytes OPERATOR(pg_catalog.>=) 1073741824
 
 	UNION ALL
 	SELECT 'dirty_writeback',
-		   CASE WHEN g.maintenance_work_mem OPERATOR(pg_catalog.>) m.dirty_limit THEN 'warning' ELSE 'info' END,
+		   CASE WHEN f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_limit THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
 							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
-							 pg_catalog.pg_size_pretty(g.maintenance_work_mem),
-							 pg_catalog.pg_size_pretty(m.dirty_background_limit), pg_catalog.pg_size_pretty(m.dirty_limit),
-							 CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0
-								  THEN 'bytes = ' OPERATOR(pg_catalog.||) k.dirty_background_bytes
-								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) k.dirty_background_ratio) OPERATOR(pg_catalog.||) '%' END,
-							 CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0
-								  THEN 'bytes = ' OPERATOR(pg_catalog.||) k.dirty_bytes
-								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) k.dirty_ratio) OPERATOR(pg_catalog.||) '%' END),
+							 pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit), pg_catalog.pg_size_pretty(f.dirty_limit),
+							 CASE WHEN f.dirty_background_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_background_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_background_ratio) OPERATOR(pg_catalog.||) '%' END,
+							 CASE WHEN f.dirty_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_ratio) OPERATOR(pg_catalog.||) '%' END),
 		   'a maintenance job this large writes its temporary files in batches past the dirty thresholds, and then '
 		   'stalls while the kernel writes them back; keep maintenance_work_mem modest (64 MB to 1 GB), or set '
 		   'vm.dirty_background_bytes (e.g. 256 MB) so that writeback starts early and runs smoothly'
-	FROM g, k, m
-	WHERE g.maintenance_work_mem OPERATOR(pg_catalog.>) m.dirty_background_limit
+	WHERE f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_background_limit;
+END;
 
-	UNION ALL
+-- Connections: how many may come, how many sit idle, how fast they come.
+CREATE FUNCTION pg_procmem_advice_connections(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT 'max_connections',
-		   CASE WHEN c.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) k.cpus) THEN 'warning' ELSE 'info' END,
+		   CASE WHEN f.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus) THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
-							 g.max_connections, pg_catalog.round(g.max_connections::numeric OPERATOR(pg_catalog./) k.cpus, 1),
-							 k.cpus, c.clients),
+							 f.max_connections, pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1),
+							 f.cpus, f.clients),
 		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
 		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
 		   'served about 8 times more transactions than direct connections'
-	FROM g, k, c
-	WHERE g.max_connections OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) k.cpus)
+	WHERE f.max_connections OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus)
 
 	UNION ALL
 	SELECT 'idle_connections', 'warning',
 		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
-							 c.idle, k.cpus, pg_catalog.pg_size_pretty(c.idle_overhead),
-							 pg_catalog.pg_size_pretty(c.idle_overhead OPERATOR(pg_catalog./) c.idle), c.idle_10min),
+							 f.idle, f.cpus, pg_catalog.pg_size_pretty(f.idle_overhead),
+							 pg_catalog.pg_size_pretty(f.idle_overhead OPERATOR(pg_catalog./) f.idle), f.idle_10min),
 		   'a transaction pooler (PgBouncer, pool_mode = transaction) serves them with a few server connections; '
 		   'idle_session_timeout closes the forgotten ones'
-	FROM c, k
-	WHERE c.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) k.cpus)
+	WHERE f.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) f.cpus)
 
 	UNION ALL
-	-- the memory history counts client connections since shared memory was
-	-- initialized (pg_stat_database's sessions survive restarts and resets)
 	SELECT 'connection_rate',
-		   CASE WHEN cr.rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   CASE WHEN f.connection_rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
-							 'the memory history: %s)', pg_catalog.round(cr.rate::numeric, 1),
-							 pg_catalog.round(cr.seconds::numeric), cr.connections),
+							 'the memory history: %s)', pg_catalog.round(f.connection_rate::numeric, 1),
+							 pg_catalog.round(f.connection_seconds::numeric), f.new_connections),
 		   'above about 10 per second, a pooler pays off: every connection is a new process, and with one '
 		   'connection per transaction a pooler served about 8 times more transactions'
-	FROM cr
-	WHERE cr.seconds OPERATOR(pg_catalog.>) 0
+	WHERE f.connection_seconds OPERATOR(pg_catalog.>) 0
 
 	UNION ALL
 	SELECT 'connection_rate', 'info',
@@ -1086,60 +1140,82 @@ WITH s AS (
 							 'just started, or pg_procmem.sample_interval is 0 or above 4 minutes); '
 							 'pg_stat_database counts %s sessions, which may include sessions of runs before '
 							 'this one (started %s)',
-							 r.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
+							 f.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
 		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
 		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '
 		   'connection per transaction a pooler served about 8 times more transactions)'
-	FROM (SELECT pg_catalog.sum(d.sessions)::bigint AS sessions FROM pg_catalog.pg_stat_database AS d) AS r
-	WHERE r.sessions OPERATOR(pg_catalog.>=) 1000
-	  AND NOT EXISTS (SELECT FROM cr WHERE cr.seconds OPERATOR(pg_catalog.>) 0)
+	WHERE f.sessions OPERATOR(pg_catalog.>=) 1000
+	  AND NOT COALESCE(f.connection_seconds OPERATOR(pg_catalog.>) 0, false);
+END;
 
-	UNION ALL
+-- Memory running out: swap in use, a cgroup near its limit, OOM kills seen.
+CREATE FUNCTION pg_procmem_advice_pressure(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT 'swap', 'warning',
 		   pg_catalog.format('%s of the server''s processes have %s swapped out; the largest: the %s (pid %s), %s',
-							 c.swapping, pg_catalog.pg_size_pretty(c.swap), x.backend_type, x.pid, pg_catalog.pg_size_pretty(x.swap)),
+							 f.swapping, pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
+							 pg_catalog.pg_size_pretty(f.swap_bytes)),
 		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
 		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
-	FROM c, LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS x
-	WHERE c.swap OPERATOR(pg_catalog.>) 0
+	WHERE f.swap OPERATOR(pg_catalog.>) 0
 
 	UNION ALL
 	SELECT 'cgroup_limit',
-		   CASE WHEN (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
-					 OPERATOR(pg_catalog.<) (k.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
+		   CASE WHEN (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
+					 OPERATOR(pg_catalog.<) (f.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
 				THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
 							 'counted; usage of the server''s cgroup %s, of which %s page cache',
-							 s.cgroup_path, pg_catalog.pg_size_pretty(k.cgroup_tightest_room),
-							 pg_catalog.pg_size_pretty(k.cgroup_tightest_limit),
-							 pg_catalog.round((k.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
-											  OPERATOR(pg_catalog./) k.cgroup_tightest_limit, 1),
-							 pg_catalog.pg_size_pretty(s.cgroup_usage),
-							 pg_catalog.pg_size_pretty(s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem)),
+							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit),
+							 pg_catalog.round((f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
+											  OPERATOR(pg_catalog./) f.cgroup_tightest_limit, 1),
+							 pg_catalog.pg_size_pretty(f.cgroup_usage),
+							 pg_catalog.pg_size_pretty(f.cgroup_file OPERATOR(pg_catalog.-) f.cgroup_shmem)),
 		   'at the limit the kernel OOM-kills inside the cgroup, and a killed backend means a crash restart: raise the '
 		   'container''s memory limit, or lower what the server can take (work_mem, max_connections, shared_buffers)'
-	FROM s, k
-	WHERE k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
-	  AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit
+	WHERE f.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+	  AND (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) f.cgroup_tightest_limit
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',
 		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
-							 s.cgroup_path, s.cgroup_oom_kills, COALESCE(s.cgroup_oom_events::text, 'unknown')),
+							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
 		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
 		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	FROM s
-	WHERE s.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
-)
-SELECT f.check_name, f.severity, f.evidence, f.recommendation
-FROM f
-ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, f.check_name;
+	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
+END;
+
+REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
+	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
+	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts)
+	TO pg_read_all_stats;
+
+-- Every memory finding as a row: a stable check name, how bad, the measured
+-- evidence and what to do. The facts are measured once (advice_facts.sql)
+-- and each family of checks (advice_checks.sql) reads them. Reads status and
+-- oom_score (never smaps_rollup), so it is cheap enough to poll every
+-- minute. Thresholds and the figures behind them are in README.
+CREATE VIEW pg_procmem_advice AS
+SELECT c.check_name, c.severity, c.evidence, c.recommendation
+FROM @extschema@.pg_procmem_advice_facts AS f,
+	 LATERAL (SELECT * FROM @extschema@.pg_procmem_advice_huge_pages(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_memory_settings(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)) AS c
+ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
 
 COMMENT ON VIEW pg_procmem_advice IS
 'every memory finding as a row: check, severity, the measured evidence, and what to do';
 
-REVOKE ALL ON FUNCTION pg_procmem_machine_info() FROM PUBLIC;
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION pg_procmem_machine_info() TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;

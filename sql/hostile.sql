@@ -88,6 +88,37 @@ ALTER EXTENSION pg_procmem ADD VIEW hostile.control;
 SELECT view_name, decoys FROM pg_temp.extension_decoy_bindings() WHERE decoys > 0;
 ALTER EXTENSION pg_procmem DROP VIEW hostile.control;
 
+-- The same for the functions with a SQL-standard body (the advice's checks):
+-- their bodies are bound at CREATE time too, and must bind to nothing of the
+-- schema but the extension's own.
+CREATE FUNCTION pg_temp.function_decoy_bindings() RETURNS TABLE (function_name name, decoys bigint)
+LANGUAGE sql AS $$
+	SELECT p.proname, count(*) FILTER (WHERE coalesce(q.pronamespace, o.oprnamespace, t.typnamespace) = 'hostile'::regnamespace
+										-- a view's row type belongs to the view
+										AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend m
+														WHERE m.deptype = 'e'
+														  AND ((m.classid = d.refclassid AND m.objid = d.refobjid)
+															   OR (m.classid = 'pg_catalog.pg_class'::regclass
+																   AND m.objid = t.typrelid))))
+	FROM pg_catalog.pg_proc p
+	JOIN pg_catalog.pg_depend e ON e.classid = 'pg_catalog.pg_proc'::regclass AND e.objid = p.oid AND e.deptype = 'e'
+	JOIN pg_catalog.pg_extension x ON x.oid = e.refobjid AND x.extname = 'pg_procmem'
+	LEFT JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'n'
+	LEFT JOIN pg_catalog.pg_proc q ON d.refclassid = 'pg_catalog.pg_proc'::regclass AND q.oid = d.refobjid
+	LEFT JOIN pg_catalog.pg_operator o ON d.refclassid = 'pg_catalog.pg_operator'::regclass AND o.oid = d.refobjid
+	LEFT JOIN pg_catalog.pg_type t ON d.refclassid = 'pg_catalog.pg_type'::regclass AND t.oid = d.refobjid
+	WHERE p.prosqlbody IS NOT NULL
+	GROUP BY p.proname $$;
+SELECT count(*) AS sql_functions, sum(decoys) AS decoy_bindings FROM pg_temp.function_decoy_bindings();
+-- the check fails on a function of the extension whose body relies on a cast
+SET search_path = hostile, public;
+CREATE FUNCTION hostile.control_function() RETURNS numeric LANGUAGE sql
+BEGIN ATOMIC SELECT 1::bigint / 2.0; END;
+RESET search_path;
+ALTER EXTENSION pg_procmem ADD FUNCTION hostile.control_function();
+SELECT function_name, decoys FROM pg_temp.function_decoy_bindings() WHERE decoys > 0;
+ALTER EXTENSION pg_procmem DROP FUNCTION hostile.control_function();
+
 SELECT count(*) AS rows_for_me, min(backend_type) AS backend_type
 FROM hostile.pg_procmem_backends WHERE pid = pg_catalog.pg_backend_pid();
 SELECT count(*) = count(DISTINCT pid) AS no_join_blowup FROM hostile.pg_procmem_backends;
@@ -108,6 +139,7 @@ CREATE EXTENSION pg_procmem VERSION '1.0.0' SCHEMA hostile;
 ALTER EXTENSION pg_procmem UPDATE;
 RESET search_path;
 SELECT count(*) AS views, sum(decoys) AS decoy_bindings FROM pg_temp.extension_decoy_bindings();
+SELECT count(*) AS sql_functions, sum(decoys) AS decoy_bindings FROM pg_temp.function_decoy_bindings();
 
 DROP EXTENSION pg_procmem;
 SET client_min_messages = warning;

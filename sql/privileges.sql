@@ -31,7 +31,10 @@ BEGIN
 		UNION ALL
 		SELECT p.oid::regprocedure::text,
 			   'SELECT count(*) FROM ' || p.proname || '(' ||
-			   CASE WHEN p.proargtypes[0] = 'int4'::regtype THEN 'pg_backend_pid()' ELSE '' END || ')'
+			   CASE WHEN p.proargtypes[0] = 'int4'::regtype THEN 'pg_backend_pid()'
+					-- the advice's checks take a row of facts: none will do
+					WHEN p.pronargs > p.pronargdefaults THEN 'NULL::' || p.proargtypes[0]::regtype::text
+					ELSE '' END || ')'
 		FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_procmem'
 		ORDER BY 1

@@ -1,0 +1,262 @@
+-- The checks of pg_procmem_advice, a function a family: each reads the one
+-- row of pg_procmem_advice_facts it is given and returns a row a finding
+-- (check_name, severity, evidence, recommendation). Thresholds and the
+-- figures behind them are in README. SQL-standard bodies: parsed once,
+-- here, so the caller's search_path cannot change what they call.
+-- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
+
+-- Huge pages: the page tables they would save, transparent huge pages.
+CREATE FUNCTION pg_procmem_advice_huge_pages(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'huge_pages',
+		   CASE WHEN f.page_tables OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 10)
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
+							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
+							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
+							 f.huge_pages, pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.round((f.page_tables OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) f.mem_total, 1),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages),
+							 COALESCE(pg_catalog.pg_size_pretty(f.shared_memory_size), 'unknown'),
+							 f.hugepages_total, f.hugepages_free),
+		   f.huge_pages_recommendation OPERATOR(pg_catalog.||)
+			   ' (page tables grow with shared memory touched x processes: one server reached 25 GB of them; with huge pages it had 61 MB)'
+	WHERE NOT f.huge_pages_in_use
+	  AND ((f.page_tables OPERATOR(pg_catalog.-) f.page_tables_with_huge_pages)
+			   OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 100)
+		   OR COALESCE(f.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
+		   OR (f.huge_pages OPERATOR(pg_catalog.=) 'try' AND f.hugepages_total OPERATOR(pg_catalog.>) 0))
+
+	UNION ALL
+	SELECT 'transparent_hugepage', 'warning',
+		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
+							 f.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(f.anon_hugepages)),
+		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
+		   'on the kernel command line): with always, backends'' private memory is gathered into 2 MB pages, '
+		   'which costs latency (compaction) and memory; PostgreSQL uses huge pages for shared memory through huge_pages'
+	WHERE f.transparent_hugepage OPERATOR(pg_catalog.=) 'always';
+END;
+
+-- The OOM killer: is the postmaster protected, does it take an auxiliary
+-- process before any client backend.
+CREATE FUNCTION pg_procmem_advice_oom(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'oom_postmaster',
+		   -- unprotected is a risk; it is critical when memory is short and
+		   -- the killer would take the postmaster or an auxiliary process
+		   -- first (on an idle server the postmaster's score is simply the
+		   -- highest: that alone pages nobody)
+		   CASE WHEN f.memory_short
+					 AND (f.top_backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						  OR (f.top_own_type IS NULL
+							  AND f.top_backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
+							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
+							 f.postmaster_pid, f.postmaster_oom_score_adj, f.postmaster_oom_score, f.top_oom_score,
+							 f.top_backend_type, f.top_pid,
+							 COALESCE(pg_catalog.pg_size_pretty(f.available), 'unknown'),
+							 CASE WHEN f.memory_short THEN ' (short)' ELSE '' END),
+		   'protect it: start it with oom_score_adj = -1000 (systemd: OOMScoreAdjust=-1000) and with '
+		   'PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in its environment, so that its '
+		   'children go back to 0; if the OOM killer takes the postmaster, the server stays down until something restarts it'
+	WHERE f.postmaster_oom_score_adj OPERATOR(pg_catalog.>) -1000
+
+	UNION ALL
+	SELECT 'oom_auxiliary_first', 'warning',
+		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
+							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
+							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
+		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
+		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
+		   'leaves RSS and the score follows each process''s own memory; and keep clear of the OOM killer (see headroom)'
+	WHERE f.aux_oom_score OPERATOR(pg_catalog.>) f.client_max_oom_score;
+END;
+
+-- The kernel's overcommit and writeback, and memory settings set too high
+-- for the memory left or for the CPU's cache.
+CREATE FUNCTION pg_procmem_advice_memory_settings(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'overcommit',
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
+					 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 98) OPERATOR(pg_catalog./) 100)
+				THEN 'critical'
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 2
+						 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 9) OPERATOR(pg_catalog./) 10))
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 0
+						 AND f.committed_as OPERATOR(pg_catalog.>) (f.mem_total OPERATOR(pg_catalog.+) f.swap_total))
+				THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
+							 'RAM %s, swap %s', f.overcommit_memory, f.overcommit_ratio,
+							 pg_catalog.pg_size_pretty(f.committed_as), pg_catalog.pg_size_pretty(f.commit_limit),
+							 pg_catalog.pg_size_pretty(f.mem_total), pg_catalog.pg_size_pretty(f.swap_total)),
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
+				THEN 'strict overcommit: allocations past CommitLimit fail with "out of memory" errors instead of '
+					 'waking the OOM killer; raise vm.overcommit_ratio or add memory before Committed_AS reaches it'
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
+				THEN 'the kernel grants every allocation, so the OOM killer is the only limit: on a dedicated database '
+					 'server set vm.overcommit_memory = 2 (PostgreSQL''s documentation, "Linux Memory Overcommit"), with '
+					 'vm.overcommit_ratio so that CommitLimit covers RAM less what the kernel needs'
+				ELSE 'heuristic overcommit: only blatant over-allocations fail, and more is promised than can be kept '
+					 'once Committed_AS passes RAM + swap; on a dedicated database server PostgreSQL''s documentation '
+					 'advises vm.overcommit_memory = 2, so that a backend gets an error instead of the OOM killer ending every session'
+		   END
+
+	UNION ALL
+	SELECT 'work_mem_exposure', 'warning',
+		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
+							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
+							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
+							 pg_catalog.pg_size_pretty(e.connections), f.autovacuum_max_workers,
+							 pg_catalog.pg_size_pretty(f.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.available)),
+		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
+							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; or lower '
+							 'max_connections and put a pooler in front',
+							 pg_catalog.pg_size_pretty(GREATEST((f.available OPERATOR(pg_catalog.-) e.autovacuum)
+										OPERATOR(pg_catalog./) (f.max_connections OPERATOR(pg_catalog.*) f.hash_mem_multiplier), 65536)::bigint))
+	FROM (SELECT ((f.max_connections OPERATOR(pg_catalog.*) f.work_mem) OPERATOR(pg_catalog.*) f.hash_mem_multiplier)::bigint
+					 AS connections,
+				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum) AS e
+	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) f.available
+
+	UNION ALL
+	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
+		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
+							 pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes, 1),
+							 f.cpu_cache_level, pg_catalog.pg_size_pretty(f.cpu_cache_bytes)),
+		   'bigger is not faster: hash tables and sort runs that outgrow the cache wait on main memory (a 16 GB '
+		   'maintenance_work_mem built a GIN index about 30% slower than 64 MB); use modest values (64 MB to 1 GB) '
+		   'and raise them per session (SET) for the jobs where a benchmark on this machine shows a gain'
+	FROM (VALUES ('work_mem', f.work_mem), ('maintenance_work_mem', f.maintenance_work_mem)) AS w(setting, bytes)
+	WHERE f.cpu_cache_bytes OPERATOR(pg_catalog.>) 0
+	  AND w.bytes OPERATOR(pg_catalog.>=) (16 OPERATOR(pg_catalog.*) f.cpu_cache_bytes)
+	  AND w.bytes OPERATOR(pg_catalog.>=) 1073741824
+
+	UNION ALL
+	SELECT 'dirty_writeback',
+		   CASE WHEN f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_limit THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
+							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
+							 pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit), pg_catalog.pg_size_pretty(f.dirty_limit),
+							 CASE WHEN f.dirty_background_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_background_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_background_ratio) OPERATOR(pg_catalog.||) '%' END,
+							 CASE WHEN f.dirty_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_ratio) OPERATOR(pg_catalog.||) '%' END),
+		   'a maintenance job this large writes its temporary files in batches past the dirty thresholds, and then '
+		   'stalls while the kernel writes them back; keep maintenance_work_mem modest (64 MB to 1 GB), or set '
+		   'vm.dirty_background_bytes (e.g. 256 MB) so that writeback starts early and runs smoothly'
+	WHERE f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_background_limit;
+END;
+
+-- Connections: how many may come, how many sit idle, how fast they come.
+CREATE FUNCTION pg_procmem_advice_connections(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'max_connections',
+		   CASE WHEN f.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus) THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
+							 f.max_connections, pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1),
+							 f.cpus, f.clients),
+		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
+		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
+		   'served about 8 times more transactions than direct connections'
+	WHERE f.max_connections OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus)
+
+	UNION ALL
+	SELECT 'idle_connections', 'warning',
+		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
+							 f.idle, f.cpus, pg_catalog.pg_size_pretty(f.idle_overhead),
+							 pg_catalog.pg_size_pretty(f.idle_overhead OPERATOR(pg_catalog./) f.idle), f.idle_10min),
+		   'a transaction pooler (PgBouncer, pool_mode = transaction) serves them with a few server connections; '
+		   'idle_session_timeout closes the forgotten ones'
+	WHERE f.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) f.cpus)
+
+	UNION ALL
+	SELECT 'connection_rate',
+		   CASE WHEN f.connection_rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
+							 'the memory history: %s)', pg_catalog.round(f.connection_rate::numeric, 1),
+							 pg_catalog.round(f.connection_seconds::numeric), f.new_connections),
+		   'above about 10 per second, a pooler pays off: every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions'
+	WHERE f.connection_seconds OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'connection_rate', 'info',
+		   -- without the history no window the sessions counter covers can be told
+		   pg_catalog.format('new sessions per second: unknown (the memory history has no minute of this run '
+							 'in its last 5 minutes: pg_procmem is not in shared_preload_libraries, the server '
+							 'just started, or pg_procmem.sample_interval is 0 or above 4 minutes); '
+							 'pg_stat_database counts %s sessions, which may include sessions of runs before '
+							 'this one (started %s)',
+							 f.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
+		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
+		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions)'
+	WHERE f.sessions OPERATOR(pg_catalog.>=) 1000
+	  AND NOT COALESCE(f.connection_seconds OPERATOR(pg_catalog.>) 0, false);
+END;
+
+-- Memory running out: swap in use, a cgroup near its limit, OOM kills seen.
+CREATE FUNCTION pg_procmem_advice_pressure(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'swap', 'warning',
+		   pg_catalog.format('%s of the server''s processes have %s swapped out; the largest: the %s (pid %s), %s',
+							 f.swapping, pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
+							 pg_catalog.pg_size_pretty(f.swap_bytes)),
+		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
+		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
+	WHERE f.swap OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'cgroup_limit',
+		   CASE WHEN (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
+					 OPERATOR(pg_catalog.<) (f.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
+							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit),
+							 pg_catalog.round((f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
+											  OPERATOR(pg_catalog./) f.cgroup_tightest_limit, 1),
+							 pg_catalog.pg_size_pretty(f.cgroup_usage),
+							 pg_catalog.pg_size_pretty(f.cgroup_file OPERATOR(pg_catalog.-) f.cgroup_shmem)),
+		   'at the limit the kernel OOM-kills inside the cgroup, and a killed backend means a crash restart: raise the '
+		   'container''s memory limit, or lower what the server can take (work_mem, max_connections, shared_buffers)'
+	WHERE f.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+	  AND (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) f.cgroup_tightest_limit
+
+	UNION ALL
+	SELECT 'cgroup_oom_kills', 'critical',
+		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
+							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
+		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
+		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
+		   'what the server can take (work_mem, max_connections, shared_buffers)'
+	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
+END;
+
+REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
+	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
+	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts)
+	TO pg_read_all_stats;

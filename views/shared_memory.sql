@@ -1,0 +1,175 @@
+-- The main shared memory segment (resident part, whoever touched it), the
+-- DSM segments this server's processes map, and the postmaster's VmPeak.
+-- with_usage = false skips what costs: the resident part and the DSM
+-- segments are NULL then (the huge pages view needs neither). Above 256 MB
+-- the resident part is sampled (main_segment_resident_exact = false): at
+-- most one 256th of the segment off per boundary between touched and
+-- untouched memory, see README.
+CREATE FUNCTION pg_procmem_shared_memory(
+	IN with_usage boolean DEFAULT true,
+	OUT main_segment_size bigint,
+	OUT main_segment_resident bigint,
+	OUT main_segment_hugetlb boolean,
+	OUT dsm_segments integer,
+	OUT dsm_bytes bigint,
+	OUT postmaster_vm_peak bigint,
+	OUT main_segment_resident_exact boolean)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_shared_memory'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- Where did the memory go: the server's memory added up, beside what the
+-- cgroup and the system say, with the remainder shown. A part that could
+-- not be measured stays unknown: the sums it enters are NULL, and unknown
+-- names it.
+CREATE VIEW pg_procmem_accounting AS
+WITH p AS (
+	SELECT pg_catalog.count(*) AS processes,
+		   pg_catalog.count(*) FILTER (WHERE overhead IS NULL) AS overhead_unknown,
+		   pg_catalog.sum(overhead)::bigint AS overhead,
+		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster') AS postmasters,
+		   pg_catalog.sum(cow_shared_anon) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster')::bigint
+			   AS cow_shared
+	FROM @extschema@.pg_procmem_processes()
+), m AS (
+	SELECT * FROM @extschema@.pg_procmem_shared_memory(true)
+), s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), a AS (
+	SELECT p.processes,
+		   CASE WHEN p.overhead_unknown OPERATOR(pg_catalog.=) 0 THEN p.overhead END AS overhead,
+		   CASE WHEN p.postmasters OPERATOR(pg_catalog.=) 1 THEN p.cow_shared END AS cow_shared,
+		   m.main_segment_size, m.main_segment_resident, m.main_segment_hugetlb,
+		   m.dsm_segments, m.dsm_bytes, m.main_segment_resident_exact,
+		   -- hugetlb pages are not charged to a memory cgroup
+		   CASE WHEN m.main_segment_hugetlb THEN 0 ELSE m.main_segment_resident END AS segment_charged,
+		   s.cgroup_usage,
+		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
+		   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS system_used
+	FROM p, m, s
+), t AS (
+	SELECT a.*,
+		   ((a.overhead OPERATOR(pg_catalog.+) a.cow_shared) OPERATOR(pg_catalog.+) a.dsm_bytes) AS private_and_dsm,
+		   ARRAY(SELECT u.part FROM (VALUES
+					 ('processes_overhead', a.overhead IS NULL),
+					 ('cow_shared_with_postmaster', a.cow_shared IS NULL),
+					 ('main_segment_resident', a.main_segment_resident IS NULL),
+					 ('dsm_bytes', a.dsm_bytes IS NULL),
+					 ('cgroup_usage', a.cgroup_usage IS NULL),
+					 ('cgroup_page_cache', a.cgroup_page_cache IS NULL)) AS u(part, missing)
+				 WHERE u.missing) AS unknown
+	FROM a
+)
+SELECT t.processes,
+	   t.overhead AS processes_overhead,
+	   t.cow_shared AS cow_shared_with_postmaster,
+	   t.main_segment_size,
+	   t.main_segment_resident,
+	   t.main_segment_hugetlb,
+	   t.dsm_segments,
+	   t.dsm_bytes,
+	   t.private_and_dsm OPERATOR(pg_catalog.+) t.main_segment_resident AS accounted,
+	   t.cgroup_usage,
+	   t.cgroup_page_cache,
+	   (t.cgroup_usage OPERATOR(pg_catalog.-) t.cgroup_page_cache)
+		   OPERATOR(pg_catalog.-) (t.private_and_dsm OPERATOR(pg_catalog.+) t.segment_charged)
+		   AS cgroup_unexplained,
+	   t.system_used,
+	   t.main_segment_resident_exact,
+	   CASE WHEN pg_catalog.cardinality(t.unknown) OPERATOR(pg_catalog.>) 0 THEN t.unknown END AS unknown
+FROM t;
+
+COMMENT ON VIEW pg_procmem_accounting IS
+'the server''s memory added up (processes, shared memory, DSM, copy-on-write) beside the cgroup''s usage, remainder shown';
+
+-- Page tables of every process now, and with the main shared memory segment
+-- in huge pages: counted from the address ranges each process uses (exact
+-- with PAGEMAP_SCAN, Linux 6.7+), not from the segment's size.
+CREATE FUNCTION pg_procmem_page_tables(
+	OUT pid integer,
+	OUT page_tables bigint,
+	OUT page_tables_with_huge_pages bigint,
+	OUT exact boolean,
+	OUT unreadable text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_page_tables'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION pg_procmem_page_tables() IS
+'page tables of every live process of this server, now and with the main shared memory segment in huge pages';
+
+-- Do I need huge pages? What is reserved, what the page tables cost now,
+-- what they would cost with huge pages, and what to do.
+CREATE VIEW pg_procmem_hugepages AS
+WITH s AS (
+	SELECT * FROM @extschema@.pg_procmem_system_info()
+), p AS (
+	SELECT pg_catalog.sum(t.page_tables)::bigint AS page_tables,
+		   -- each process's tables with the main segment in huge pages, counted
+		   -- from the ranges it uses (pg_procmem_page_tables()); where they could
+		   -- not be read, no saving is assumed
+		   pg_catalog.sum(COALESCE(t.page_tables_with_huge_pages, t.page_tables))::bigint
+			   AS page_tables_with_huge_pages
+	FROM @extschema@.pg_procmem_page_tables() AS t
+), m AS (
+	SELECT * FROM @extschema@.pg_procmem_shared_memory(false)
+), h AS (
+	SELECT pg_catalog.current_setting('huge_pages') AS huge_pages,
+		   pg_catalog.current_setting('huge_page_size') AS huge_page_size,
+		   -- both are computed by PostgreSQL 15 and later; NULL before
+		   pg_catalog.pg_size_bytes(pg_catalog.current_setting('shared_memory_size', true)) AS shared_memory_size,
+		   NULLIF(pg_catalog.current_setting('shared_memory_size_in_huge_pages', true)::bigint, -1)
+			   AS shared_memory_size_in_huge_pages,
+		   m.postmaster_vm_peak,
+		   ((m.postmaster_vm_peak OPERATOR(pg_catalog.+) s.hugepage_size) OPERATOR(pg_catalog.-) 1)
+			   OPERATOR(pg_catalog./) s.hugepage_size AS vm_peak_huge_pages,
+		   s.hugepage_size, s.hugepages_total, s.hugepages_free, s.hugepages_rsvd, s.hugepages_surp,
+		   m.main_segment_hugetlb AS in_use,
+		   p.page_tables, p.page_tables_with_huge_pages,
+		   s.mem_total
+	FROM p, s, m
+)
+SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_size_in_huge_pages,
+	   h.postmaster_vm_peak, h.vm_peak_huge_pages,
+	   h.hugepage_size, h.hugepages_total, h.hugepages_free, h.hugepages_rsvd, h.hugepages_surp,
+	   h.in_use,
+	   h.page_tables,
+	   CASE WHEN h.in_use THEN h.page_tables ELSE h.page_tables_with_huge_pages END
+		   AS page_tables_with_huge_pages,
+	   CASE
+		   WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN
+			   'huge pages are in use; set huge_pages = on so that a restart without enough reserved pages fails instead of silently running without them'
+		   WHEN h.in_use THEN
+			   'huge pages are in use; nothing to do'
+		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
+				AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
+				COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN
+			   'enough huge pages are free but the server does not use them: restart it'
+		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
+				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
+				AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN
+			   pg_catalog.format('optional: the page tables of the server''s processes would shrink only from %s to about %s now '
+								 '(less than 1%% of RAM); with a larger shared_buffers, set vm.nr_hugepages >= %s and huge_pages = on',
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
+								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages))
+		   ELSE
+			   pg_catalog.format('set vm.nr_hugepages >= %s (now %s) and huge_pages = on, then restart: '
+								 'the page tables of the server''s processes would shrink from %s to about %s',
+								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages),
+								 h.hugepages_total,
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+	   END AS recommendation
+FROM h;
+
+COMMENT ON VIEW pg_procmem_hugepages IS
+'huge page settings, reservations, page-table cost now and with huge pages, and what to do';
+
+REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
+REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
+REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_page_tables() TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_accounting, pg_procmem_hugepages TO pg_read_all_stats;
