@@ -41,5 +41,12 @@ check "every change-counter increment is in write_begin or write_end" \
 while read -r sum file; do
 	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'
 done <test/released-scripts.sha256
+# the tree keeps its maps: every test folder in test/README.md, every
+# PostgreSQL-version difference in compat.h
+for dir in $(find test -mindepth 1 -maxdepth 1 -type d | sort); do
+	check "test/README.md names $dir" 'grep -q "\`$dir" test/README.md'
+done
+check "no version test outside src/compat.h" \
+	'[ -z "$(grep -rlE "PG_VERSION_NUM|PG_MODULE_MAGIC_EXT" src test bench --include=*.c --include=*.h | grep -vx src/compat.h)" ]'
 echo "1..$n"
 exit $bad
