@@ -85,9 +85,7 @@ static bool last_was_big = false;	/* the next point publishes too: memory falls 
 static bool exit_callback_registered = false;
 
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-#if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
@@ -98,7 +96,7 @@ static int
 slot_count(void)
 {
 	/* every PGPROC: backends, auxiliary processes, prepared transactions */
-	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+	return procmem_max_backends() + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
 
 static Size
@@ -108,7 +106,6 @@ shared_size(void)
 					mul_size(slot_count(), sizeof(ContextSlot)));
 }
 
-#if PG_VERSION_NUM >= 150000
 static void
 contexts_shmem_request(void)
 {
@@ -116,7 +113,6 @@ contexts_shmem_request(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(shared_size());
 }
-#endif
 
 static void
 contexts_shmem_startup(void)
@@ -367,13 +363,7 @@ procmem_contexts_init(void)
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-#if PG_VERSION_NUM >= 150000
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = contexts_shmem_request;
-#else
-	RequestAddinShmemSpace(procmem_shmem_size_estimate(sizeof(ContextSlot),
-													   offsetof(ContextShared, slots)));
-#endif
+	procmem_request_shmem(contexts_shmem_request, &prev_shmem_request_hook);
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = contexts_shmem_startup;
 	prev_ExecutorEnd = ExecutorEnd_hook;

@@ -70,9 +70,7 @@ static HistoryShared *hist = NULL;
 static int	history_size_kb = 32 * 1024;
 
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-#if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static emit_log_hook_type prev_emit_log_hook = NULL;
 static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
 
@@ -526,7 +524,6 @@ note_crash(bool crash, TimestampTz run)
 	pfree(e);
 }
 
-#if PG_VERSION_NUM >= 150000
 static void
 history_shmem_request(void)
 {
@@ -535,7 +532,6 @@ history_shmem_request(void)
 	RequestAddinShmemSpace(history_shmem_size());
 	RequestNamedLWLockTranche("pg_procmem history", 1);
 }
-#endif
 
 static void
 history_shmem_startup(void)
@@ -631,13 +627,7 @@ procmem_history_init(void)
 							"The file that keeps it across restarts holds up to 1.5 times as much.",
 							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
 							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
-#if PG_VERSION_NUM >= 150000
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = history_shmem_request;
-#else
-	RequestAddinShmemSpace(history_shmem_size());
-	RequestNamedLWLockTranche("pg_procmem history", 1);
-#endif
+	procmem_request_shmem(history_shmem_request, &prev_shmem_request_hook);
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = history_shmem_startup;
 	prev_emit_log_hook = emit_log_hook;

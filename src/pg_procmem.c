@@ -22,11 +22,7 @@
 #include "sysmem.h"
 #include "walk.h"
 
-#ifdef PG_MODULE_MAGIC_EXT
-PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION);
-#else
-PG_MODULE_MAGIC;
-#endif
+PROCMEM_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pg_procmem_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_process);
