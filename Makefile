@@ -3,6 +3,10 @@
 #   make installcheck                    pg_regress tests against a running server
 #   make unit                            C unit tests of the /proc parsers (TAP)
 
+ifneq ($(shell uname -s),Linux)
+$(error pg_procmem reads Linux /proc: it builds on Linux only)
+endif
+
 EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 

@@ -373,12 +373,6 @@ procmem_contexts_init(void)
 	RegisterXactCallback(contexts_xact_callback, NULL);
 }
 
-bool
-procmem_contexts_available(void)
-{
-	return shared != NULL;
-}
-
 /* Result columns, in every released shape (see rows.h) */
 static const int own_shapes[] = {3};	/* 1.0.0 to 1.2.0 */
 #define CONTEXTS_NCOLS 15

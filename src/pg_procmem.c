@@ -102,17 +102,6 @@ procmem_current_options(bool with_pss)
 	return opt;
 }
 
-static void
-check_platform(void)
-{
-#ifndef __linux__
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("pg_procmem is not supported on this platform"),
-			 errdetail("pg_procmem reads the Linux /proc file system.")));
-#endif
-}
-
 /* The names of the files that could not be read, or NULL. */
 static Datum
 unreadable_array(unsigned mask)
@@ -262,7 +251,6 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
 	ReturnSetInfo *rsinfo;
 
-	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
@@ -285,7 +273,6 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 	procmem_membership kind;
 	procfs_stat id;
 
-	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
@@ -344,7 +331,6 @@ pg_procmem_page_tables(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo;
 	int			hugetlb;
 
-	check_platform();
 	procmem_init_srf(fcinfo);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_result_shape(rsinfo->setDesc, tables_shapes, lengthof(tables_shapes));
