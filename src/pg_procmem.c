@@ -1,9 +1,11 @@
 /*
  * pg_procmem.c
- *		SQL-callable functions: the memory of this server's processes.
+ *		The module's _PG_init, and the SQL-callable functions for the memory
+ *		of this server's processes.
  *
- * Thin glue: members.c decides which pids are ours, sample.c reads /proc,
- * and the SQL views join the rows with pg_stat_activity.
+ * Thin glue: walk.c visits the processes (members.c decides which pids are
+ * ours, sample.c reads /proc), and the SQL views join the rows with
+ * pg_stat_activity.
  */
 #include "compat.h"
 
@@ -40,46 +42,12 @@ static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
 #define TABLES_NCOLS 5
 static const int tables_shapes[] = {TABLES_NCOLS};
 
-/* pg_procmem.overhead_method */
-static int	procmem_method_guc = PM_METHOD_AUTO;
-static const struct config_enum_entry method_options[] = {
-	{"auto", PM_METHOD_AUTO, false},
-	{"pagemap", PM_METHOD_PAGEMAP, false},
-	{"rss_anon", PM_METHOD_RSS_ANON, false},
-	{NULL, 0, false}
-};
-
-/* pg_procmem.pagemap_ioctls */
-static bool procmem_pagemap_ioctls = true;
-
-bool		procmem_keep_statement_text = true;
-
 void		_PG_init(void);
 
 void
 _PG_init(void)
 {
-	DefineCustomEnumVariable("pg_procmem.overhead_method",
-							 "How the overhead column is measured.",
-							 "auto: pagemap where /proc/PID/pagemap can be read, else rss_anon. "
-							 "pagemap: exclusive anonymous pages + page tables (exact). "
-							 "rss_anon: RssAnon + page tables (over-counts pages shared "
-							 "copy-on-write with the postmaster).",
-							 &procmem_method_guc, PM_METHOD_AUTO, method_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_procmem.pagemap_ioctls",
-							 "Uses the PAGEMAP_SCAN and PROCMAP_QUERY ioctls where the kernel has them.",
-							 "Turn off only if a kernel misbehaves: the pagemap method then reads "
-							 "/proc/PID/maps as text and every page of each private mapping.",
-							 &procmem_pagemap_ioctls, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
-							 "Keeps statement text where pg_procmem would show it.",
-							 "The identifiers of the largest memory contexts (a prepared statement's or a "
-							 "cached plan's text, from earlier statements too, literals included). "
-							 "Off: they are neither published nor shown.",
-							 &procmem_keep_statement_text, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+	procmem_settings_init();
 	procmem_contexts_init();
 	procmem_history_init();
 	procmem_sampler_init();
@@ -87,19 +55,6 @@ _PG_init(void)
 	if (process_shared_preload_libraries_in_progress)
 		EnableQueryId();
 	MarkGUCPrefixReserved("pg_procmem");
-}
-
-procmem_options
-procmem_current_options(bool with_pss)
-{
-	procmem_options opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.want_pss = with_pss;
-	opt.method = (procmem_method) procmem_method_guc;
-	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
-		PROCFS_NO_PAGEMAP_SCAN | PROCFS_NO_PROCMAP_QUERY;
-	return opt;
 }
 
 /* The names of the files that could not be read, or NULL. */
@@ -184,60 +139,6 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	/* an older definition has fewer columns: the tuple takes the first */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return true;
-}
-
-/*
- * Reads one member, as procmem_member() classed it; false when it is gone
- * or changed meanwhile. A member /proc hides is a sample all the same: who
- * it is comes from PostgreSQL, its memory is unknown (procmem_sample_hidden).
- */
-bool
-procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
-					const procmem_options *opt, procmem_sample *s)
-{
-	if (kind == MEMBER_HIDDEN)
-	{
-		procmem_sample_hidden(opt, s);
-		return true;
-	}
-	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
-		return false;
-	/* the membership check's stat is the identity the sample keeps to */
-	return procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-							   id, opt, s) == SAMPLE_OK;
-}
-
-/*
- * Visits every live process of this server: the postmaster, every process
- * with a PGPROC, and the postmaster's other children. A process that exits
- * while being read is left out.
- */
-void
-procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
-{
-	procmem_members m;
-	pid_t	   *pids;
-	int			n;
-	int			skipped = 0;
-
-	procmem_check_proc_visible();
-	procmem_members_begin(&m);
-	pids = procmem_candidates(&n);
-	for (int i = 0; i < n; i++)
-	{
-		procfs_stat id;
-		procmem_membership kind;
-
-		CHECK_FOR_INTERRUPTS();
-		kind = procmem_member(&m, pids[i], &id);
-		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
-			!visit(dest, pids[i], kind, &id, opt))
-			skipped++;
-	}
-	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
-		 n, skipped);
-	procmem_members_end(&m);
-	pfree(pids);
 }
 
 /*
