@@ -26,87 +26,8 @@
 /* regions this close (in pages) share one pread: 4 kB of entries costs less than a syscall */
 #define COALESCE_GAP		512
 
-/* maps lines */
-
-static int
-parse_hex(const char **p, const char *end, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t	v = 0;
-	int			n = 0;
-
-	for (; s < end; s++, n++)
-	{
-		int			d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (v >> 60)
-			return -1;			/* more than 64 bits */
-		v = (v << 4) | (uint64_t) d;
-	}
-	if (n == 0)
-		return -1;
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-static int
-expect(const char **p, const char *end, char c)
-{
-	if (*p >= end || **p != c)
-		return -1;
-	(*p)++;
-	return 0;
-}
-
-/* "start-end perms offset major:minor inode [path]" */
 int
-procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
-{
-	const char *p = line;
-	const char *end = line + len;
-	uint64_t	ignored;
-
-	if (parse_hex(&p, end, &vma->start) || expect(&p, end, '-') ||
-		parse_hex(&p, end, &vma->end) || expect(&p, end, ' ') ||
-		end - p < 5)
-		return -1;
-	vma->readable = p[0] == 'r';
-	vma->writable = p[1] == 'w';
-	vma->executable = p[2] == 'x';
-	if (p[3] != 's' && p[3] != 'p')
-		return -1;
-	vma->shared = p[3] == 's';
-	p += 4;
-	if (expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ':') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' '))
-		return -1;
-	vma->inode = 0;
-	if (p >= end || *p < '0' || *p > '9')
-		return -1;
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-	{
-		if (vma->inode > (UINT64_MAX - 9) / 10)
-			return -1;
-		vma->inode = vma->inode * 10 + (uint64_t) (*p - '0');
-	}
-	if (p < end && *p != ' ')
-		return -1;
-	return vma->start < vma->end ? 0 : -1;
-}
-
-int
-procfs_vma_wanted(const procfs_vma *vma, int have_scan)
+pagemap_vma_wanted(const procfs_vma *vma, int have_scan)
 {
 	if (vma->shared)
 		return 0;				/* shared_buffers, DSM: never walked */
@@ -120,8 +41,8 @@ procfs_vma_wanted(const procfs_vma *vma, int have_scan)
 }
 
 void
-procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-					 procfs_anon *anon)
+pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
+					  pagemap_anon *anon)
 {
 	for (size_t i = 0; i < n; i++)
 	{
@@ -146,7 +67,7 @@ typedef struct anon_reader
 	int			have_scan;
 	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
 	procfs_result res;
-	procfs_anon *anon;
+	pagemap_anon *anon;
 } anon_reader;
 
 static void
@@ -220,7 +141,7 @@ count_entries(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
 	anon_reader *r = arg;
 
 	(void) first_page;
-	procfs_count_entries(entries, n, r->page_size, r->anon);
+	pagemap_count_entries(entries, n, r->page_size, r->anon);
 	return 0;
 }
 
@@ -281,9 +202,9 @@ count_regions(void *arg, const struct pm_page_region *regions, int n)
 			continue;
 		}
 		for (; i <= j; i++)
-			procfs_count_entries(buf + (regions[i].start / ps - first),
-								 (regions[i].end - regions[i].start) / ps,
-								 r->page_size, r->anon);
+			pagemap_count_entries(buf + (regions[i].start / ps - first),
+								  (regions[i].end - regions[i].start) / ps,
+								  r->page_size, r->anon);
 	}
 	return r->res != PROCFS_OK;
 }
@@ -330,7 +251,7 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 static void
 read_vma(anon_reader *r, const procfs_vma *vma)
 {
-	if (r->res != PROCFS_OK || !procfs_vma_wanted(vma, r->have_scan))
+	if (r->res != PROCFS_OK || !pagemap_vma_wanted(vma, r->have_scan))
 		return;
 	count_range(r, vma->start, vma->end);
 }
@@ -494,7 +415,7 @@ maps_line(void *arg, const char *line, size_t len)
 }
 
 procfs_result
-procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
+pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
 {
 	anon_reader r;
 	char		path[64];
@@ -515,10 +436,10 @@ procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
 		anon->failed_file = 1;
 		return procfs_errno_result(errno);
 	}
-	r.have_scan = !(flags & PROCFS_NO_PAGEMAP_SCAN) && pagemap_scan_top(r.pagemap_fd, r.page_size) != 0;
+	r.have_scan = !(flags & PAGEMAP_NO_SCAN) && pagemap_scan_top(r.pagemap_fd, r.page_size) != 0;
 	anon->used_scan = r.have_scan;
 
-	if ((flags & PROCFS_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
+	if ((flags & PAGEMAP_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
 	{
 		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
 

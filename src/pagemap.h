@@ -22,45 +22,30 @@
 #define PM_ENTRY_FILE		(UINT64_C(1) << 61)	/* file page or shared anon */
 #define PM_ENTRY_EXCLUSIVE	(UINT64_C(1) << 56)	/* mapped by this process only */
 
-/* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */
-typedef struct procfs_vma
-{
-	uint64_t	start;
-	uint64_t	end;
-	int			readable;
-	int			writable;
-	int			executable;
-	int			shared;
-	uint64_t	inode;			/* 0 for anonymous and special mappings */
-} procfs_vma;
-
-/* Parses one maps line; 0 on success. */
-extern int	procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma);
-
 /*
  * Whether a mapping can hold anonymous pages worth reading: private,
  * user-space, and not file-backed program text. PROT_NONE reservations are
  * skipped too unless a PAGEMAP_SCAN will skip their holes cheaply.
  */
-extern int	procfs_vma_wanted(const procfs_vma *vma, int have_scan);
+extern int	pagemap_vma_wanted(const procfs_vma *vma, int have_scan);
 
 /* Anonymous memory of one process, in bytes. */
-typedef struct procfs_anon
+typedef struct pagemap_anon
 {
 	int64_t		exclusive;		/* present, anonymous, mapped here only */
 	int64_t		shared;			/* present, anonymous, also mapped elsewhere */
 	int			used_scan;		/* PAGEMAP_SCAN found the present ranges */
 	int			used_query;		/* PROCMAP_QUERY listed the mappings */
 	int			failed_file;	/* on failure: 0 maps, 1 pagemap */
-} procfs_anon;
+} pagemap_anon;
 
 /* Adds the anonymous pages among n pagemap entries to *anon. */
-extern void procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-								 procfs_anon *anon);
+extern void pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
+								  pagemap_anon *anon);
 
-/* Flags for procfs_read_anon(): turn off a kernel interface (tests, bugs). */
-#define PROCFS_NO_PAGEMAP_SCAN	0x01	/* Linux >= 6.7 */
-#define PROCFS_NO_PROCMAP_QUERY	0x02	/* Linux >= 6.11 */
+/* Flags for pagemap_read_anon(): turn off a kernel interface (tests, bugs). */
+#define PAGEMAP_NO_SCAN				0x01	/* Linux >= 6.7 */
+#define PAGEMAP_NO_PROCMAP_QUERY	0x02	/* Linux >= 6.11 */
 
 /*
  * The end of user address space when the kernel answers PAGEMAP_SCAN on
@@ -92,6 +77,6 @@ extern procfs_result pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg,
  * says which file could not be read. A process that exits while being read
  * gives PROCFS_GONE (pagemap reads come back empty).
  */
-extern procfs_result procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon);
+extern procfs_result pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon);
 
 #endif							/* PROCMEM_PAGEMAP_H */

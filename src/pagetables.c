@@ -37,7 +37,7 @@ typedef struct tables_reader
 	level		pmd;
 	level		pud;
 	procfs_result res;
-	procfs_tables *t;
+	pagetables_estimate *t;
 } tables_reader;
 
 static void
@@ -214,8 +214,8 @@ log2_of(uint64_t v)
 }
 
 procfs_result
-procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
-				   int64_t seg_resident, procfs_tables *t)
+pagetables_read(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
+				int64_t seg_resident, pagetables_estimate *t)
 {
 	tables_reader r;
 	char		path[64];
@@ -245,7 +245,7 @@ procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_e
 		t->failed_file = 1;
 		return procfs_errno_result(errno);
 	}
-	if (!(flags & PROCFS_NO_PAGEMAP_SCAN))
+	if (!(flags & PAGEMAP_NO_SCAN))
 		top = pagemap_scan_top(r.fd, r.page_size);
 	if (top != 0)
 	{

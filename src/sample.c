@@ -37,18 +37,6 @@ procmem_method_name(procmem_method m)
 	}
 }
 
-procfs_result
-procmem_read_stat(pid_t pid, procfs_stat *st)
-{
-	char		buf[1024];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
-}
-
 /* Reads a one-number file such as oom_score; failures mark it unreadable. */
 static int64_t
 read_number(pid_t pid, procmem_file f, unsigned *unreadable)
@@ -105,7 +93,7 @@ read_smaps(pid_t pid, procmem_sample *s)
 static int
 read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 {
-	procfs_result res = procfs_read_anon(pid, opt->pagemap_flags, &s->anon);
+	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &s->anon);
 
 	if (res == PROCFS_OK)
 		return 0;
@@ -119,8 +107,8 @@ read_tables(pid_t pid, const procmem_options *opt, procmem_sample *s)
 	/* the segment's resident part: RssShmem, or HugetlbPages if it is hugetlb */
 	int64_t		resident = s->status.rss_shmem > s->status.hugetlb ?
 		s->status.rss_shmem : s->status.hugetlb;
-	procfs_result res = procfs_read_tables(pid, opt->pagemap_flags, opt->seg_start, opt->seg_end,
-										   resident, &s->tables);
+	procfs_result res = pagetables_read(pid, opt->pagemap_flags, opt->seg_start, opt->seg_end,
+										resident, &s->tables);
 
 	if (res == PROCFS_OK)
 		return 0;
@@ -186,7 +174,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	sample_init(s);
 	if (identity)
 		s->stat = *identity;
-	else if (procmem_read_stat(pid, &s->stat) != PROCFS_OK)
+	else if (procfs_read_stat(pid, &s->stat) != PROCFS_OK)
 		return SAMPLE_GONE;
 	if (procfs_stat_dead(&s->stat))
 		return SAMPLE_GONE;
@@ -219,7 +207,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	s->overhead = procmem_overhead(s, opt->method, &s->overhead_method);
 
 	/* the same process, still alive, from start to end of the reads? */
-	if (procmem_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
+	if (procfs_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
 		after.starttime != s->stat.starttime)
 		return SAMPLE_GONE;
 	return SAMPLE_OK;

@@ -47,7 +47,7 @@ typedef struct procmem_options
 {
 	int			want_pss;		/* read smaps_rollup: costly, see README */
 	procmem_method method;
-	unsigned	pagemap_flags;	/* PROCFS_NO_PAGEMAP_SCAN, ... */
+	unsigned	pagemap_flags;	/* PAGEMAP_NO_SCAN, ... */
 	int			want_cmdline;	/* read the process title too */
 	int			want_tables;	/* page tables with the segment in huge pages */
 	uint64_t	seg_start;		/* ... the main segment, for want_tables */
@@ -59,8 +59,8 @@ typedef struct procmem_sample
 	procfs_stat stat;			/* identity, from the first stat read */
 	procfs_status status;
 	procfs_smaps smaps;			/* all missing unless want_pss */
-	procfs_anon anon;			/* negative unless read by the pagemap method */
-	procfs_tables tables;		/* bytes negative unless want_tables */
+	pagemap_anon anon;			/* negative unless read by the pagemap method */
+	pagetables_estimate tables; /* bytes negative unless want_tables */
 	int64_t		oom_score;		/* valid unless its file is unreadable */
 	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
 	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */
@@ -101,8 +101,5 @@ extern int64_t procmem_overhead(const procmem_sample *s, procmem_method wanted,
 extern const char *procmem_method_name(procmem_method m);
 
 extern const char *procmem_file_name(procmem_file f);
-
-/* Reads /proc/<pid>/stat; 0 on success. */
-extern procfs_result procmem_read_stat(pid_t pid, procfs_stat *st);
 
 #endif							/* PROCMEM_SAMPLE_H */

@@ -442,7 +442,7 @@ take_sample(MemoryContext cxt)
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
 	/* what procmem_check_proc_visible() would ERROR on: said once, not fatal */
-	if (procmem_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
+	if (procfs_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
 		procmem_walk(sample_process, &st, &opt);
 	else if (!proc_hidden_said)
 	{

@@ -20,7 +20,7 @@ procmem_current_options(bool with_pss)
 	opt.want_pss = with_pss;
 	opt.method = (procmem_method) procmem_overhead_method;
 	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
-		PROCFS_NO_PAGEMAP_SCAN | PROCFS_NO_PROCMAP_QUERY;
+		PAGEMAP_NO_SCAN | PAGEMAP_NO_PROCMAP_QUERY;
 	return opt;
 }
 

@@ -439,7 +439,7 @@ test_live(void)
 		procfs_stat id;
 
 		/* the caller's identity read stands in for the sample's first */
-		ok(procmem_read_stat(0, &id) == PROCFS_OK &&
+		ok(procfs_read_stat(0, &id) == PROCFS_OK &&
 		   procmem_sample_read(getpid(), getppid(), &id, &opt, &s) == SAMPLE_OK &&
 		   s.stat.starttime == id.starttime, "live: sampled against a given identity");
 		id.starttime++;
