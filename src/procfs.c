@@ -153,14 +153,12 @@ static const procfs_field status_fields[] = {
 };
 
 static const procfs_field smaps_fields[] = {
-	PROCFS_FIELD(procfs_smaps, "Rss", rss, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss", pss, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_Anon", pss_anon, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_File", pss_file, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_Shmem", pss_shmem, 1),
 	PROCFS_FIELD(procfs_smaps, "Private_Clean", private_clean, 1),
 	PROCFS_FIELD(procfs_smaps, "Private_Dirty", private_dirty, 1),
-	PROCFS_FIELD(procfs_smaps, "Swap", swap, 1),
 	PROCFS_FIELD(procfs_smaps, "SwapPss", swap_pss, 1),
 };
 

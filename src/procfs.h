@@ -103,14 +103,12 @@ typedef struct procfs_status
 /* Figures from /proc/<pid>/smaps_rollup, or summed over /proc/<pid>/smaps. */
 typedef struct procfs_smaps
 {
-	int64_t		rss;			/* Rss */
 	int64_t		pss;			/* Pss */
 	int64_t		pss_anon;		/* Pss_Anon (>= 5.3) */
 	int64_t		pss_file;		/* Pss_File (>= 5.3) */
 	int64_t		pss_shmem;		/* Pss_Shmem (>= 5.3) */
 	int64_t		private_clean;	/* Private_Clean */
 	int64_t		private_dirty;	/* Private_Dirty */
-	int64_t		swap;			/* Swap */
 	int64_t		swap_pss;		/* SwapPss (>= 4.3) */
 } procfs_smaps;
 
