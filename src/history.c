@@ -50,7 +50,7 @@ extern PGDLLIMPORT ClientAuthentication_hook_type ClientAuthentication_hook;
 
 #define MAX_CRASHES 16
 
-typedef struct HistoryShared
+typedef struct history_shared
 {
 	LWLock	   *lock;			/* the ring and the crashes */
 	TimestampTz run_started;
@@ -62,9 +62,9 @@ typedef struct HistoryShared
 	int32		last_number;	/* the highest history_crash.number */
 	history_crash crashes[MAX_CRASHES];
 	history_entry ring[FLEXIBLE_ARRAY_MEMBER];
-} HistoryShared;
+} history_shared;
 
-static HistoryShared *hist = NULL;
+static history_shared *hist = NULL;
 
 /* pg_procmem.history_size, kB */
 static int	history_size_kb = 32 * 1024;
@@ -101,7 +101,7 @@ ring_entries(void)
 static Size
 history_shmem_size(void)
 {
-	return add_size(offsetof(HistoryShared, ring),
+	return add_size(offsetof(history_shared, ring),
 					mul_size(ring_entries(), sizeof(history_entry)));
 }
 
@@ -544,7 +544,7 @@ history_shmem_startup(void)
 	hist = ShmemInitStruct("pg_procmem history", history_shmem_size(), &found);
 	if (!found)
 	{
-		memset(hist, 0, offsetof(HistoryShared, ring));
+		memset(hist, 0, offsetof(history_shared, ring));
 		hist->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
 		hist->run_started = GetCurrentTimestamp();
 		pg_atomic_init_u64(&hist->connections, 0);

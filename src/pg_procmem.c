@@ -61,10 +61,10 @@ _PG_init(void)
 static Datum
 unreadable_array(unsigned mask)
 {
-	Datum		names[PM_NFILES];
+	Datum		names[PROCMEM_NFILES];
 	int			n = 0;
 
-	for (int f = 0; f < PM_NFILES; f++)
+	for (int f = 0; f < PROCMEM_NFILES; f++)
 		if (mask & (1u << f))
 			names[n++] = CStringGetTextDatum(procmem_file_name(f));
 	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
@@ -127,9 +127,9 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	put_int8(values, nulls, i++, st->hugetlb);
 	put_int8(values, nulls, i++, st->vm_hwm);
 	put_int4(values, nulls, i++, s.oom_score,
-			 (s.unreadable & (1u << PM_FILE_OOM_SCORE)) != 0);
+			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
 	put_int4(values, nulls, i++, s.oom_score_adj,
-			 (s.unreadable & (1u << PM_FILE_OOM_SCORE_ADJ)) != 0);
+			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
 	if (s.unreadable)
 		values[i++] = unreadable_array(s.unreadable);
 	else
@@ -236,11 +236,11 @@ pg_procmem_page_tables(PG_FUNCTION_ARGS)
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_result_shape(rsinfo->setDesc, tables_shapes, lengthof(tables_shapes));
 	/* no overhead walk: only the tables are wanted */
-	opt.method = PM_METHOD_RSS_ANON;
-	opt.want_tables = 1;
+	opt.method = PROCMEM_METHOD_RSS_ANON;
+	opt.want_tables = true;
 	/* ProcGlobal lives in the main segment, at the same address in every child */
 	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
-		opt.want_tables = 0;	/* no segment to leave out: the figure is NULL */
+		opt.want_tables = false;	/* no segment to leave out: the figure is NULL */
 	procmem_walk(emit_tables, rsinfo, &opt);
 	return (Datum) 0;
 }

@@ -10,6 +10,8 @@
 #ifndef PROCMEM_SAMPLE_H
 #define PROCMEM_SAMPLE_H
 
+#include <stdbool.h>
+
 #include "pagemap.h"
 #include "pagetables.h"
 #include "procfs.h"
@@ -17,15 +19,15 @@
 /* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
 typedef enum procmem_file
 {
-	PM_FILE_STAT = 0,			/* unreadable only when /proc hides the process */
-	PM_FILE_STATUS,
-	PM_FILE_SMAPS_ROLLUP,
-	PM_FILE_SMAPS,				/* read only where smaps_rollup does not exist */
-	PM_FILE_MAPS,
-	PM_FILE_PAGEMAP,
-	PM_FILE_OOM_SCORE,
-	PM_FILE_OOM_SCORE_ADJ,
-	PM_NFILES
+	PROCMEM_FILE_STAT = 0,		/* unreadable only when /proc hides the process */
+	PROCMEM_FILE_STATUS,
+	PROCMEM_FILE_SMAPS_ROLLUP,
+	PROCMEM_FILE_SMAPS,			/* read only where smaps_rollup does not exist */
+	PROCMEM_FILE_MAPS,
+	PROCMEM_FILE_PAGEMAP,
+	PROCMEM_FILE_OOM_SCORE,
+	PROCMEM_FILE_OOM_SCORE_ADJ,
+	PROCMEM_NFILES
 } procmem_file;
 
 typedef enum procmem_sample_result
@@ -38,18 +40,18 @@ typedef enum procmem_sample_result
 /* How overhead is measured (the pg_procmem.overhead_method setting). */
 typedef enum procmem_method
 {
-	PM_METHOD_AUTO = 0,			/* pagemap, else rss_anon */
-	PM_METHOD_PAGEMAP,			/* exclusive anonymous pages + page tables */
-	PM_METHOD_RSS_ANON			/* RssAnon + page tables: over-counts COW pages */
+	PROCMEM_METHOD_AUTO = 0,	/* pagemap, else rss_anon */
+	PROCMEM_METHOD_PAGEMAP,		/* exclusive anonymous pages + page tables */
+	PROCMEM_METHOD_RSS_ANON		/* RssAnon + page tables: over-counts COW pages */
 } procmem_method;
 
 typedef struct procmem_options
 {
-	int			want_pss;		/* read smaps_rollup: costly, see README */
+	bool		want_pss;		/* read smaps_rollup: costly, see README */
 	procmem_method method;
 	unsigned	pagemap_flags;	/* PAGEMAP_NO_SCAN, ... */
-	int			want_cmdline;	/* read the process title too */
-	int			want_tables;	/* page tables with the segment in huge pages */
+	bool		want_cmdline;	/* read the process title too */
+	bool		want_tables;	/* page tables with the segment in huge pages */
 	uint64_t	seg_start;		/* ... the main segment, for want_tables */
 	uint64_t	seg_end;
 } procmem_options;

@@ -220,7 +220,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	p->page_tables = s.status.vm_pte;
 	p->rss = s.status.vm_rss;
 	p->swap = s.status.vm_swap;
-	p->oom_score = (s.unreadable & (1u << PM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
+	p->oom_score = (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
 		HISTORY_NO_SCORE : (int32) s.oom_score;
 	p->context_bytes = procmem_contexts_total_of(st->contexts, st->ncontexts, pid);
 

@@ -10,14 +10,14 @@
 #include "sample.h"
 #include "settings.h"
 
-int			procmem_overhead_method = PM_METHOD_AUTO;
+int			procmem_overhead_method = PROCMEM_METHOD_AUTO;
 bool		procmem_pagemap_ioctls = true;
 bool		procmem_keep_statement_text = true;
 
 static const struct config_enum_entry method_options[] = {
-	{"auto", PM_METHOD_AUTO, false},
-	{"pagemap", PM_METHOD_PAGEMAP, false},
-	{"rss_anon", PM_METHOD_RSS_ANON, false},
+	{"auto", PROCMEM_METHOD_AUTO, false},
+	{"pagemap", PROCMEM_METHOD_PAGEMAP, false},
+	{"rss_anon", PROCMEM_METHOD_RSS_ANON, false},
 	{NULL, 0, false}
 };
 
@@ -30,7 +30,7 @@ procmem_settings_init(void)
 							 "pagemap: exclusive anonymous pages + page tables (exact). "
 							 "rss_anon: RssAnon + page tables (over-counts pages shared "
 							 "copy-on-write with the postmaster).",
-							 &procmem_overhead_method, PM_METHOD_AUTO, method_options,
+							 &procmem_overhead_method, PROCMEM_METHOD_AUTO, method_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_procmem.pagemap_ioctls",
 							 "Uses the PAGEMAP_SCAN and PROCMAP_QUERY ioctls where the kernel has them.",

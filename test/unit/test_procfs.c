@@ -383,32 +383,32 @@ test_overhead_methods(void)
 	s.status.vm_pte = KB(100);
 	s.status.rss_anon = KB(3000);
 	s.anon.exclusive = KB(1000);
-	is_i64(procmem_overhead(&s, PM_METHOD_AUTO, &m), KB(1100), "method auto: pagemap when read");
-	ok(m == PM_METHOD_PAGEMAP, "method auto: says pagemap");
-	is_i64(procmem_overhead(&s, PM_METHOD_RSS_ANON, &m), KB(3100), "method rss_anon: RssAnon + VmPTE");
-	ok(m == PM_METHOD_RSS_ANON, "method rss_anon: says rss_anon");
+	is_i64(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m), KB(1100), "method auto: pagemap when read");
+	ok(m == PROCMEM_METHOD_PAGEMAP, "method auto: says pagemap");
+	is_i64(procmem_overhead(&s, PROCMEM_METHOD_RSS_ANON, &m), KB(3100), "method rss_anon: RssAnon + VmPTE");
+	ok(m == PROCMEM_METHOD_RSS_ANON, "method rss_anon: says rss_anon");
 
 	s.anon.exclusive = PROCFS_MISSING;	/* pagemap could not be read */
-	is_i64(procmem_overhead(&s, PM_METHOD_AUTO, &m), KB(3100), "method auto: falls back to rss_anon");
-	ok(m == PM_METHOD_RSS_ANON, "method auto: and says so");
-	ok(procmem_overhead(&s, PM_METHOD_PAGEMAP, &m) < 0 && m == PM_METHOD_AUTO,
+	is_i64(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m), KB(3100), "method auto: falls back to rss_anon");
+	ok(m == PROCMEM_METHOD_RSS_ANON, "method auto: and says so");
+	ok(procmem_overhead(&s, PROCMEM_METHOD_PAGEMAP, &m) < 0 && m == PROCMEM_METHOD_AUTO,
 	   "method pagemap forced: no figure, no method");
 	ok(procmem_method_name(m) == NULL, "no method has no name");
 
 	s.status.vm_pte = PROCFS_MISSING;	/* status could not be read */
-	ok(procmem_overhead(&s, PM_METHOD_AUTO, &m) < 0 && m == PM_METHOD_AUTO,
+	ok(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m) < 0 && m == PROCMEM_METHOD_AUTO,
 	   "no page tables: no overhead by any method");
 	s.status.vm_pte = INT64_MAX;
 	s.anon.exclusive = KB(1);
-	ok(procmem_overhead(&s, PM_METHOD_AUTO, &m) < 0, "a sum that overflows is no figure");
+	ok(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m) < 0, "a sum that overflows is no figure");
 }
 
 /* Live: this process and children it forks (real /proc, no mock). */
 static void
 test_live(void)
 {
-	procmem_options opt = {.want_pss = 1, .method = PM_METHOD_AUTO};
-	procmem_options cheap = {.want_pss = 0, .method = PM_METHOD_RSS_ANON};
+	procmem_options opt = {.want_pss = true, .method = PROCMEM_METHOD_AUTO};
+	procmem_options cheap = {.want_pss = false, .method = PROCMEM_METHOD_RSS_ANON};
 	procmem_sample s;
 	pid_t		kids[3];
 	pid_t		found[64];
@@ -420,7 +420,7 @@ test_live(void)
 	ok(procmem_sample_read(getpid(), getppid(), NULL, &opt, &s) == SAMPLE_OK, "live: own sample");
 	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
 	   "live: 0 < pss <= rss");
-	ok(s.overhead_method == PM_METHOD_PAGEMAP && s.overhead > 0 &&
+	ok(s.overhead_method == PROCMEM_METHOD_PAGEMAP && s.overhead > 0 &&
 	   s.overhead == s.anon.exclusive + s.status.vm_pte,
 	   "live: overhead = exclusive anonymous + page tables, by pagemap");
 	ok(s.overhead < KB(256 * 1024), "live: overhead below 256 MB");
@@ -428,7 +428,7 @@ test_live(void)
 	   "live: exclusive + shared anonymous <= RssAnon");
 	is_i64(s.unreadable, 0, "live: every file read");
 	ok(procmem_sample_read(getpid(), getppid(), NULL, &cheap, &s) == SAMPLE_OK &&
-	   s.overhead_method == PM_METHOD_RSS_ANON && s.overhead == s.status.rss_anon + s.status.vm_pte &&
+	   s.overhead_method == PROCMEM_METHOD_RSS_ANON && s.overhead == s.status.rss_anon + s.status.vm_pte &&
 	   s.smaps.pss == PROCFS_MISSING && s.anon.exclusive == PROCFS_MISSING,
 	   "live: rss_anon method, no PSS: neither pagemap nor smaps_rollup read");
 	{
