@@ -12,7 +12,7 @@ EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).
 
 MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/pagetables.o src/sysmem.o \
-	src/history.o src/history_file.o src/sampler.o src/settings.o src/walk.o
+	src/history.o src/history_file.o src/sampler.o src/settings.o src/shmem.o src/walk.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns privileges bad_input methods system shapes hostile

@@ -44,6 +44,7 @@
 #include "members.h"
 #include "rows.h"
 #include "settings.h"
+#include "shmem.h"
 
 #define TOP_CONTEXTS 3
 #define IDENT_LEN 64
@@ -84,8 +85,6 @@ static TimestampTz last_publish = 0;
 static bool last_was_big = false;	/* the next point publishes too: memory falls */
 static bool exit_callback_registered = false;
 
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
@@ -106,34 +105,29 @@ shared_size(void)
 					mul_size(slot_count(), sizeof(context_slot)));
 }
 
+/* A new struct: every slot empty */
 static void
-contexts_shmem_request(void)
+contexts_shmem_init(void *part)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(shared_size());
-}
+	contexts_shared *s = part;
 
-static void
-contexts_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("pg_procmem contexts", shared_size(), &found);
-	if (!found)
+	s->nslots = slot_count();
+	for (int i = 0; i < s->nslots; i++)
 	{
-		shared->nslots = slot_count();
-		for (int i = 0; i < shared->nslots; i++)
-		{
-			memset(&shared->slots[i], 0, sizeof(context_slot));
-			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
-		}
+		memset(&s->slots[i], 0, sizeof(context_slot));
+		pg_atomic_init_u32(&s->slots[i].changecount, 0);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
+
+static void
+contexts_shmem_attached(void *part, bool found)
+{
+	shared = part;
+}
+
+static const procmem_shmem_part contexts_part = {
+	"pg_procmem contexts", shared_size, 0, contexts_shmem_init, contexts_shmem_attached
+};
 
 static context_slot *
 my_slot(void)
@@ -363,9 +357,7 @@ procmem_contexts_init(void)
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-	procmem_request_shmem(contexts_shmem_request, &prev_shmem_request_hook);
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = contexts_shmem_startup;
+	procmem_shmem_register(&contexts_part);
 	prev_ExecutorEnd = ExecutorEnd_hook;
 	ExecutorEnd_hook = contexts_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;

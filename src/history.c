@@ -38,6 +38,7 @@
 #include "history_shmem.h"
 #include "rows.h"
 #include "settings.h"
+#include "shmem.h"
 #include "sysmem.h"
 
 /*
@@ -69,8 +70,6 @@ static history_shared *hist = NULL;
 /* pg_procmem.history_size, kB */
 static int	history_size_kb = 32 * 1024;
 
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static emit_log_hook_type prev_emit_log_hook = NULL;
 static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
 
@@ -524,34 +523,23 @@ note_crash(bool crash, TimestampTz run)
 	pfree(e);
 }
 
+/* A new struct: an empty ring, a new run */
 static void
-history_shmem_request(void)
+history_shmem_init(void *part)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(history_shmem_size());
-	RequestNamedLWLockTranche("pg_procmem history", 1);
+	history_shared *h = part;
+
+	memset(h, 0, offsetof(history_shared, ring));
+	h->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
+	h->run_started = GetCurrentTimestamp();
+	pg_atomic_init_u64(&h->connections, 0);
+	h->nentries = ring_entries();
 }
 
 static void
-history_shmem_startup(void)
+history_shmem_attached(void *part, bool found)
 {
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	hist = ShmemInitStruct("pg_procmem history", history_shmem_size(), &found);
-	if (!found)
-	{
-		memset(hist, 0, offsetof(history_shared, ring));
-		hist->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
-		hist->run_started = GetCurrentTimestamp();
-		pg_atomic_init_u64(&hist->connections, 0);
-		hist->nentries = ring_entries();
-	}
-	LWLockRelease(AddinShmemInitLock);
-
+	hist = part;
 	/* the postmaster, at a start or a crash re-initialization */
 	if (!found && !IsUnderPostmaster && IsPostmasterEnvironment)
 	{
@@ -566,6 +554,10 @@ history_shmem_startup(void)
 			note_crash(false, 0);
 	}
 }
+
+static const procmem_shmem_part history_part = {
+	"pg_procmem history", history_shmem_size, 1, history_shmem_init, history_shmem_attached
+};
 
 /*
  * The postmaster's messages about a child's exit that make it restart the
@@ -627,9 +619,7 @@ procmem_history_init(void)
 							"The file that keeps it across restarts holds up to 1.5 times as much.",
 							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
 							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
-	procmem_request_shmem(history_shmem_request, &prev_shmem_request_hook);
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = history_shmem_startup;
+	procmem_shmem_register(&history_part);
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = history_emit_log;
 	prev_client_auth_hook = ClientAuthentication_hook;

@@ -21,6 +21,7 @@
 #include "rows.h"
 #include "sample.h"
 #include "settings.h"
+#include "shmem.h"
 #include "sysmem.h"
 #include "walk.h"
 
@@ -51,6 +52,8 @@ _PG_init(void)
 	procmem_contexts_init();
 	procmem_history_init();
 	procmem_sampler_init();
+	/* what contexts.c and history.c registered, when preloaded */
+	procmem_shmem_install();
 	/* the history's query_id, on a server left at compute_query_id = auto */
 	if (process_shared_preload_libraries_in_progress)
 		EnableQueryId();
