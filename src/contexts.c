@@ -438,9 +438,7 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	bool		missing_ok = PG_GETARG_BOOL(0);
 	ReturnSetInfo *rsinfo;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, contexts_shapes, lengthof(contexts_shapes));
+	rsinfo = start_result_set(fcinfo, contexts_shapes, lengthof(contexts_shapes));
 	if (shared == NULL)
 	{
 		if (missing_ok)

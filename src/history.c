@@ -636,11 +636,8 @@ procmem_history_init(void)
 static ReturnSetInfo *
 history_srf(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
 {
-	ReturnSetInfo *rsinfo;
+	ReturnSetInfo *rsinfo = start_result_set(fcinfo, shapes, nshapes);
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, shapes, nshapes);
 	if (hist != NULL)
 		return rsinfo;
 	if (PG_GETARG_BOOL(0))
@@ -678,6 +675,7 @@ static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
 static const int sys_shapes[] = {SYS_NCOLS};	/* 1.2.0 */
 #define CRASH_NCOLS 23
 static const int crash_shapes[] = {CRASH_NCOLS};	/* 1.2.0 */
+#define HISTORY_MAX_NCOLS PROC_NCOLS	/* of the row-per-entry functions */
 
 /* The columns of one process entry, from i on; returns the next column */
 static int
@@ -711,80 +709,79 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	return i;
 }
 
+/* The columns of one system entry, from i on; returns the next column */
+static int
+put_system(Datum *values, bool *nulls, int i, const history_entry *e)
+{
+	const history_system *s = &e->u.sys;
+
+	put_time(values, nulls, i++, s->run_started);
+	values[i++] = Int32GetDatum(s->processes);
+	put_int8(values, nulls, i++, s->mem_total);
+	put_int8(values, nulls, i++, s->mem_available);
+	put_int8(values, nulls, i++, s->swap_used);
+	put_int8(values, nulls, i++, s->page_tables);
+	put_int8(values, nulls, i++, s->hugepages_total);
+	put_int8(values, nulls, i++, s->hugepages_free);
+	put_int8(values, nulls, i++, s->cgroup_usage);
+	put_int8(values, nulls, i++, s->cgroup_limit);
+	put_int8(values, nulls, i++, s->cgroup_oom_kills);
+	put_int8(values, nulls, i++, s->connections);
+	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
+	return i;
+}
+
 /*
- * pg_procmem_history_processes(missing_ok) - every process at every sample
- * in the history, oldest first. Without the shared memory: no rows if
- * missing_ok, else an ERROR saying how to get it.
+ * The rows of one of the history's functions: one per entry of the kind,
+ * oldest first, its sample's time and then what put() puts (ncols columns
+ * in all). Without the shared memory: no rows if missing_ok, else an ERROR
+ * saying how to get it.
  */
-Datum
-pg_procmem_history_processes(PG_FUNCTION_ARGS)
+static Datum
+history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
+			 history_kind kind, int (*put) (Datum *, bool *, int, const history_entry *))
 {
 	ReturnSetInfo *rsinfo;
 	history_entry *e;
 	uint32		n;
 
-	if ((rsinfo = history_srf(fcinfo, proc_shapes, lengthof(proc_shapes))) == NULL)
+	Assert(ncols <= HISTORY_MAX_NCOLS);
+	if ((rsinfo = history_srf(fcinfo, shapes, nshapes)) == NULL)
 		return (Datum) 0;
-	e = history_copy(&n, false, true);
+	e = history_copy(&n, kind == HISTORY_SYSTEM, true);
 	for (uint32 k = 0; k < n; k++)
 	{
-		Datum		values[PROC_NCOLS];
-		bool		nulls[PROC_NCOLS];
+		Datum		values[HISTORY_MAX_NCOLS];
+		bool		nulls[HISTORY_MAX_NCOLS];
 		int			i = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (e[k].kind != HISTORY_PROCESS)
+		if (e[k].kind != kind)
 			continue;
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
-		i = put_process(values, nulls, i, &e[k]);
-		Assert(i == PROC_NCOLS);
+		i = put(values, nulls, i, &e[k]);
+		Assert(i == ncols);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(e);
 	return (Datum) 0;
 }
 
+/* pg_procmem_history_processes(missing_ok) - every process at every sample */
+Datum
+pg_procmem_history_processes(PG_FUNCTION_ARGS)
+{
+	return history_rows(fcinfo, proc_shapes, lengthof(proc_shapes), PROC_NCOLS,
+						HISTORY_PROCESS, put_process);
+}
+
 /* pg_procmem_history_system(missing_ok) - the system entry of every sample */
 Datum
 pg_procmem_history_system(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo;
-	history_entry *e;
-	uint32		n;
-
-	if ((rsinfo = history_srf(fcinfo, sys_shapes, lengthof(sys_shapes))) == NULL)
-		return (Datum) 0;
-	e = history_copy(&n, true, true);
-	for (uint32 k = 0; k < n; k++)
-	{
-		Datum		values[SYS_NCOLS];
-		bool		nulls[SYS_NCOLS];
-		const history_system *s = &e[k].u.sys;
-		int			i = 0;
-
-		if (e[k].kind != HISTORY_SYSTEM)
-			continue;
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
-		put_time(values, nulls, i++, s->run_started);
-		values[i++] = Int32GetDatum(s->processes);
-		put_int8(values, nulls, i++, s->mem_total);
-		put_int8(values, nulls, i++, s->mem_available);
-		put_int8(values, nulls, i++, s->swap_used);
-		put_int8(values, nulls, i++, s->page_tables);
-		put_int8(values, nulls, i++, s->hugepages_total);
-		put_int8(values, nulls, i++, s->hugepages_free);
-		put_int8(values, nulls, i++, s->cgroup_usage);
-		put_int8(values, nulls, i++, s->cgroup_limit);
-		put_int8(values, nulls, i++, s->cgroup_oom_kills);
-		put_int8(values, nulls, i++, s->connections);
-		values[i++] = Float8GetDatum(s->sample_us / 1000.0);
-		Assert(i == SYS_NCOLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	pfree(e);
-	return (Datum) 0;
+	return history_rows(fcinfo, sys_shapes, lengthof(sys_shapes), SYS_NCOLS,
+						HISTORY_SYSTEM, put_system);
 }
 
 static const char *

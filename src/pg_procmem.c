@@ -60,17 +60,20 @@ _PG_init(void)
 	MarkGUCPrefixReserved("pg_procmem");
 }
 
-/* The names of the files that could not be read, or NULL. */
-static Datum
-unreadable_array(unsigned mask)
+/* The names of the files that could not be read (a text[]), or NULL. */
+static void
+put_unreadable(Datum *values, bool *nulls, int i, unsigned mask)
 {
 	Datum		names[PROCMEM_NFILES];
 	int			n = 0;
 
+	nulls[i] = mask == 0;
+	if (nulls[i])
+		return;
 	for (int f = 0; f < PROCMEM_NFILES; f++)
 		if (mask & (1u << f))
 			names[n++] = CStringGetTextDatum(procmem_file_name(f));
-	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+	values[i] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /*
@@ -133,10 +136,7 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
 	put_int4(values, nulls, i++, s.oom_score_adj,
 			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
-	if (s.unreadable)
-		values[i++] = unreadable_array(s.unreadable);
-	else
-		nulls[i++] = true;
+	put_unreadable(values, nulls, i++, s.unreadable);
 	Assert(i == PROCMEM_NCOLS);
 
 	/* an older definition has fewer columns: the tuple takes the first */
@@ -155,9 +155,7 @@ pg_procmem_processes(PG_FUNCTION_ARGS)
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
 	ReturnSetInfo *rsinfo;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
+	rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
 	procmem_walk(emit_process, rsinfo, &opt);
 	return (Datum) 0;
 }
@@ -177,9 +175,7 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 	procmem_membership kind;
 	procfs_stat id;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
+	rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
 
@@ -214,10 +210,7 @@ emit_tables(void *dest, pid_t pid, procmem_membership kind,
 	put_int8(values, nulls, i++, s.tables.bytes);
 	values[i] = BoolGetDatum(s.tables.used_scan != 0);
 	nulls[i++] = s.tables.bytes < 0;
-	if (s.unreadable)
-		values[i++] = unreadable_array(s.unreadable);
-	else
-		nulls[i++] = true;
+	put_unreadable(values, nulls, i++, s.unreadable);
 	Assert(i == TABLES_NCOLS);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return true;
@@ -235,9 +228,7 @@ pg_procmem_page_tables(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo;
 	int			hugetlb;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, tables_shapes, lengthof(tables_shapes));
+	rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));
 	/* no overhead walk: only the tables are wanted */
 	opt.method = PROCMEM_METHOD_RSS_ANON;
 	opt.want_tables = true;
