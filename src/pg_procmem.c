@@ -76,48 +76,31 @@ put_unreadable(Datum *values, bool *nulls, int i, unsigned mask)
 	values[i] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-/*
- * Reads one member (kind and id from procmem_member()) and appends its row.
- * Returns false, adding nothing, when it is gone or changed meanwhile. A
- * member /proc hides is a row all the same: who it is comes from
- * PostgreSQL, its memory is NULL, and unreadable names the files.
- */
-static bool
-emit_process(void *dest, pid_t pid, procmem_membership kind,
-			 const procfs_stat *id, const procmem_options *opt)
+/* The columns of pg_procmem_processes() between pid and unreadable */
+static int
+put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
+			const procmem_sample *s)
 {
-	ReturnSetInfo *rsinfo = dest;
-	Datum		values[PROCMEM_NCOLS];
-	bool		nulls[PROCMEM_NCOLS];
-	procmem_options o = *opt;
-	procmem_sample s;
-	const procfs_status *st = &s.status;
-	const procfs_smaps *sm = &s.smaps;
+	const procfs_status *st = &s->status;
+	const procfs_smaps *sm = &s->smaps;
 	char		title[128];
 	const char *method;
-	int			i = 0;
 
-	o.want_cmdline = (kind == MEMBER_CHILD);
-	if (!procmem_read_member(pid, kind, id, &o, &s))
-		return false;
-
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = Int32GetDatum((int32) pid);
 	if (pid == PostmasterPid)
 		values[i++] = CStringGetTextDatum("postmaster");
 	else if (kind != MEMBER_CHILD)
 		nulls[i++] = true;		/* pg_stat_activity has its type */
 	else
 	{
-		procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
+		procmem_title_type(s->cmdline, s->cmdline_len, title, sizeof(title));
 		values[i++] = CStringGetTextDatum(title);
 	}
-	put_int8(values, nulls, i++, s.overhead);
-	method = procmem_method_name(s.overhead_method);
+	put_int8(values, nulls, i++, s->overhead);
+	method = procmem_method_name(s->overhead_method);
 	values[i] = method ? CStringGetTextDatum(method) : (Datum) 0;
 	nulls[i++] = method == NULL;
-	put_int8(values, nulls, i++, s.anon.exclusive);
-	put_int8(values, nulls, i++, s.anon.shared);
+	put_int8(values, nulls, i++, s->anon.exclusive);
+	put_int8(values, nulls, i++, s->anon.shared);
 	put_int8(values, nulls, i++, st->vm_pte);
 	put_int8(values, nulls, i++, st->vm_rss);
 	put_int8(values, nulls, i++, st->rss_anon);
@@ -132,16 +115,76 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	put_int8(values, nulls, i++, sm->swap_pss);
 	put_int8(values, nulls, i++, st->hugetlb);
 	put_int8(values, nulls, i++, st->vm_hwm);
-	put_int4(values, nulls, i++, s.oom_score,
-			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
-	put_int4(values, nulls, i++, s.oom_score_adj,
-			 (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
-	put_unreadable(values, nulls, i++, s.unreadable);
-	Assert(i == PROCMEM_NCOLS);
+	put_int4(values, nulls, i++, s->oom_score,
+			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
+	put_int4(values, nulls, i++, s->oom_score_adj,
+			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
+	return i;
+}
 
+/* The columns of pg_procmem_page_tables() between pid and unreadable */
+static int
+put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
+		   const procmem_sample *s)
+{
+	put_int8(values, nulls, i++, s->status.vm_pte);
+	put_int8(values, nulls, i++, s->tables.bytes);
+	values[i] = BoolGetDatum(s->tables.used_scan != 0);
+	nulls[i++] = s->tables.bytes < 0;
+	return i;
+}
+
+/* A function with a row per process, as emit_row() builds them */
+typedef struct process_rows
+{
+	ReturnSetInfo *rsinfo;
+	int			ncols;			/* in its newest shape */
+	bool		want_title;		/* a child without a PGPROC is typed by its title */
+	int			(*put) (Datum *values, bool *nulls, int i, pid_t pid,
+						procmem_membership kind, const procmem_sample *s);
+} process_rows;
+
+/*
+ * A procmem_visit_fn: reads one member (kind and id from procmem_member())
+ * and appends its row: the pid, what put() puts, the files that could not
+ * be read. Returns false, adding nothing, when it is gone or changed
+ * meanwhile. A member /proc hides is a row all the same: who it is comes
+ * from PostgreSQL, its memory is NULL, and unreadable names the files.
+ */
+static bool
+emit_row(void *dest, pid_t pid, procmem_membership kind,
+		 const procfs_stat *id, const procmem_options *opt)
+{
+	process_rows *rows = dest;
+	Datum		values[PROCMEM_NCOLS];
+	bool		nulls[PROCMEM_NCOLS];
+	procmem_options o = *opt;
+	procmem_sample s;
+	int			i = 0;
+
+	Assert(rows->ncols <= PROCMEM_NCOLS);
+	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
+	if (!procmem_read_member(pid, kind, id, &o, &s))
+		return false;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum((int32) pid);
+	i = rows->put(values, nulls, i, pid, kind, &s);
+	put_unreadable(values, nulls, i++, s.unreadable);
+	Assert(i == rows->ncols);
 	/* an older definition has fewer columns: the tuple takes the first */
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 	return true;
+}
+
+/* The rows of pg_procmem_processes() and pg_procmem_process() */
+static process_rows
+processes_start(FunctionCallInfo fcinfo)
+{
+	process_rows rows = {NULL, PROCMEM_NCOLS, true, put_process};
+
+	rows.rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
+	return rows;
 }
 
 /*
@@ -153,10 +196,9 @@ Datum
 pg_procmem_processes(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
-	ReturnSetInfo *rsinfo;
+	process_rows rows = processes_start(fcinfo);
 
-	rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
-	procmem_walk(emit_process, rsinfo, &opt);
+	procmem_walk(emit_row, &rows, &opt);
 	return (Datum) 0;
 }
 
@@ -170,12 +212,11 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 {
 	int32		pid = PG_GETARG_INT32(0);
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(1));
-	ReturnSetInfo *rsinfo;
+	process_rows rows = processes_start(fcinfo);
 	procmem_members m;
 	procmem_membership kind;
 	procfs_stat id;
 
-	rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
 
@@ -185,35 +226,9 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
 
-	emit_process(rsinfo, pid, kind, &id, &opt);
+	emit_row(&rows, pid, kind, &id, &opt);
 	procmem_members_end(&m);
 	return (Datum) 0;
-}
-
-/* Reads one member's page tables now and with huge pages; appends its row. */
-static bool
-emit_tables(void *dest, pid_t pid, procmem_membership kind,
-			const procfs_stat *id, const procmem_options *opt)
-{
-	ReturnSetInfo *rsinfo = dest;
-	Datum		values[TABLES_NCOLS];
-	bool		nulls[TABLES_NCOLS];
-	procmem_sample s;
-	int			i = 0;
-
-	if (!procmem_read_member(pid, kind, id, opt, &s))
-		return false;
-
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = Int32GetDatum((int32) pid);
-	put_int8(values, nulls, i++, s.status.vm_pte);
-	put_int8(values, nulls, i++, s.tables.bytes);
-	values[i] = BoolGetDatum(s.tables.used_scan != 0);
-	nulls[i++] = s.tables.bytes < 0;
-	put_unreadable(values, nulls, i++, s.unreadable);
-	Assert(i == TABLES_NCOLS);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	return true;
 }
 
 /*
@@ -225,16 +240,16 @@ Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(false);
-	ReturnSetInfo *rsinfo;
+	process_rows rows = {NULL, TABLES_NCOLS, false, put_tables};
 	int			hugetlb;
 
-	rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));
+	rows.rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));
 	/* no overhead walk: only the tables are wanted */
 	opt.method = PROCMEM_METHOD_RSS_ANON;
 	opt.want_tables = true;
 	/* ProcGlobal lives in the main segment, at the same address in every child */
 	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
 		opt.want_tables = false;	/* no segment to leave out: the figure is NULL */
-	procmem_walk(emit_tables, rsinfo, &opt);
+	procmem_walk(emit_row, &rows, &opt);
 	return (Datum) 0;
 }
