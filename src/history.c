@@ -668,6 +668,23 @@ put_time(Datum *values, bool *nulls, int i, int64 t)
 	nulls[i] = t == 0;
 }
 
+/* A process's statement: its query_id (NULL: none), its text (NULL unless kept) */
+static void
+put_query_id(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	values[i] = Int64GetDatum(p->query_id);
+	nulls[i] = p->query_id == 0;
+}
+
+static void
+put_query(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	if (procmem_keep_statement_text)
+		FIELD(values, nulls, i, p->query);
+	else
+		nulls[i] = true;
+}
+
 /* Result columns, in every released shape (see rows.h) */
 #define PROC_NCOLS 19
 static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
@@ -689,12 +706,8 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	FIELD(values, nulls, i++, p->usename);
 	FIELD(values, nulls, i++, p->application_name);
 	FIELD(values, nulls, i++, p->state);
-	values[i] = Int64GetDatum(p->query_id);
-	nulls[i++] = p->query_id == 0;
-	if (procmem_keep_statement_text)
-		FIELD(values, nulls, i++, p->query);
-	else
-		nulls[i++] = true;
+	put_query_id(values, nulls, i++, p);
+	put_query(values, nulls, i++, p);
 	values[i] = Int32GetDatum(p->leader_pid);
 	nulls[i++] = p->leader_pid == 0;
 	put_time(values, nulls, i++, p->backend_start);
@@ -871,12 +884,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 
 			values[i++] = TimestampTzGetDatum(c[k].killed.sampled_at);
 			FIELD(values, nulls, i++, p->backend_type);
-			if (procmem_keep_statement_text)
-				FIELD(values, nulls, i++, p->query);
-			else
-				nulls[i++] = true;
-			values[i] = Int64GetDatum(p->query_id);
-			nulls[i++] = p->query_id == 0;
+			put_query(values, nulls, i++, p);
+			put_query_id(values, nulls, i++, p);
 			put_time(values, nulls, i++, p->query_start);
 			put_int8(values, nulls, i++, p->overhead);
 			put_int8(values, nulls, i++, p->context_bytes);
