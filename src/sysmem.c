@@ -306,6 +306,15 @@ sysmem_find_cgroup(sysmem_cgroup *cg)
 
 /* The cgroup's files */
 
+/* The length of a sysfs or cgroup value without its trailing newline and blanks */
+static size_t
+trimmed_len(const char *buf, size_t len)
+{
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	return len;
+}
+
 /* v1 writes "no limit" as LONG_MAX rounded down to a page */
 static int64_t
 no_limit_as_missing(int64_t v)
@@ -318,8 +327,7 @@ sysmem_parse_limit(const char *buf, size_t len)
 {
 	int64_t		v;
 
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
+	len = trimmed_len(buf, len);
 	if (len == 3 && memcmp(buf, "max", 3) == 0)
 		return PROCFS_MISSING;
 	if (procfs_parse_int(buf, len, &v) != 0 || v < 0)
@@ -517,8 +525,7 @@ sysmem_parse_size(const char *buf, size_t len)
 	int64_t		v;
 	int			shift = 0;
 
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
+	len = trimmed_len(buf, len);
 	if (len > 0)
 	{
 		switch (buf[len - 1])
