@@ -5,12 +5,16 @@
 #   make unit                            C unit tests of the /proc parsers (TAP)
 #   make scripts                         assemble the default version's scripts from views/
 
+ifneq ($(shell uname -s),Linux)
+$(error pg_procmem reads Linux /proc: it builds on Linux only)
+endif
+
 EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/pagetables.o src/sysmem.o \
-	src/history.o src/history_file.o src/sampler.o
+	src/history.o src/history_file.o src/sampler.o src/settings.o src/shmem.o src/walk.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns privileges bad_input methods system shapes hostile

@@ -80,26 +80,54 @@ procmem_init_srf(FunctionCallInfo fcinfo)
 #define PROCMEM_QUERYJUMBLE_H "utils/queryjumble.h"
 #endif
 
-#if PG_VERSION_NUM < 150000
-#include "postmaster/autovacuum.h"
-#include "replication/walsender.h"
-#include "storage/proc.h"
-#include "storage/shmem.h"
-#include "access/twophase.h"
+/* The module magic block: with the extension's name and version on 18+ */
+#ifdef PG_MODULE_MAGIC_EXT
+#define PROCMEM_MODULE_MAGIC \
+	PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION)
+#else
+#define PROCMEM_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
 
 /*
- * 14 has no shmem_request_hook, and MaxBackends is not known yet in
- * _PG_init: size from the settings it will be computed from, as contrib
- * modules did before 15.
+ * MaxBackends, in _PG_init too: 14 computes it only after the preloaded
+ * libraries are loaded, from the settings summed here (as contrib modules
+ * did before 15); 15 and later know it by shmem_request_hook.
  */
-static inline Size
-procmem_shmem_size_estimate(Size slot, Size header)
-{
-	int			n = MaxConnections + autovacuum_max_workers + 1 + max_worker_processes +
-		max_wal_senders + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+#if PG_VERSION_NUM >= 150000
+#define procmem_max_backends() (MaxBackends)
+#else
+#include "postmaster/autovacuum.h"
+#include "replication/walsender.h"
 
-	return add_size(header, mul_size(n, slot));
+static inline int
+procmem_max_backends(void)
+{
+	return MaxConnections + autovacuum_max_workers + 1 + max_worker_processes +
+		max_wal_senders;
 }
 #endif
+
+/*
+ * Asks for shared memory (and LWLocks) from _PG_init: request() calls
+ * RequestAddinShmemSpace and the like. On 15+ it runs from
+ * shmem_request_hook, the only place they are allowed, and must first call
+ * *prev (the hook it replaced); 14 has no such hook: it runs at once, with
+ * *prev NULL.
+ */
+#if PG_VERSION_NUM < 150000
+typedef void (*shmem_request_hook_type) (void);
+#endif
+
+static inline void
+procmem_request_shmem(shmem_request_hook_type request, shmem_request_hook_type *prev)
+{
+#if PG_VERSION_NUM >= 150000
+	*prev = shmem_request_hook;
+	shmem_request_hook = request;
+#else
+	*prev = NULL;
+	request();
+#endif
+}
 
 #endif							/* PROCMEM_COMPAT_H */

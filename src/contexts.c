@@ -44,18 +44,19 @@
 #include "members.h"
 #include "rows.h"
 #include "settings.h"
+#include "shmem.h"
 
 #define TOP_CONTEXTS 3
 #define IDENT_LEN 64
 
-typedef struct ContextEntry
+typedef struct context_entry
 {
 	char		name[NAMEDATALEN];
 	char		ident[IDENT_LEN];
 	int64		bytes;
-} ContextEntry;
+} context_entry;
 
-typedef struct ContextSlot
+typedef struct context_slot
 {
 	pg_atomic_uint32 changecount;	/* odd while being written */
 	int32		pid;			/* 0: nothing published */
@@ -66,28 +67,24 @@ typedef struct ContextSlot
 	int64		peak_bytes;
 	int32		contexts;
 	int32		publications;
-	ContextEntry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
+	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
 	TimestampTz peak_at;
-	ContextEntry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
-} ContextSlot;
+	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
+} context_slot;
 
-typedef struct ContextShared
+typedef struct contexts_shared
 {
 	int			nslots;
-	ContextSlot slots[FLEXIBLE_ARRAY_MEMBER];
-} ContextShared;
+	context_slot slots[FLEXIBLE_ARRAY_MEMBER];
+} contexts_shared;
 
-static ContextShared *shared = NULL;
+static contexts_shared *shared = NULL;
 static int	publish_interval_ms = 1000;
 static int	publish_threshold_kb = 4096;
 static TimestampTz last_publish = 0;
 static bool last_was_big = false;	/* the next point publishes too: memory falls */
 static bool exit_callback_registered = false;
 
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-#if PG_VERSION_NUM >= 150000
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
@@ -98,48 +95,41 @@ static int
 slot_count(void)
 {
 	/* every PGPROC: backends, auxiliary processes, prepared transactions */
-	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+	return procmem_max_backends() + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
 
 static Size
 shared_size(void)
 {
-	return add_size(offsetof(ContextShared, slots),
-					mul_size(slot_count(), sizeof(ContextSlot)));
+	return add_size(offsetof(contexts_shared, slots),
+					mul_size(slot_count(), sizeof(context_slot)));
 }
 
-#if PG_VERSION_NUM >= 150000
+/* A new struct: every slot empty */
 static void
-contexts_shmem_request(void)
+contexts_shmem_init(void *part)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(shared_size());
-}
-#endif
+	contexts_shared *s = part;
 
-static void
-contexts_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("pg_procmem contexts", shared_size(), &found);
-	if (!found)
+	s->nslots = slot_count();
+	for (int i = 0; i < s->nslots; i++)
 	{
-		shared->nslots = slot_count();
-		for (int i = 0; i < shared->nslots; i++)
-		{
-			memset(&shared->slots[i], 0, sizeof(ContextSlot));
-			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
-		}
+		memset(&s->slots[i], 0, sizeof(context_slot));
+		pg_atomic_init_u32(&s->slots[i].changecount, 0);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
-static ContextSlot *
+static void
+contexts_shmem_attached(void *part, bool found)
+{
+	shared = part;
+}
+
+static const procmem_shmem_part contexts_part = {
+	"pg_procmem contexts", shared_size, 0, contexts_shmem_init, contexts_shmem_attached
+};
+
+static context_slot *
 my_slot(void)
 {
 	int			n;
@@ -157,7 +147,7 @@ my_slot(void)
  * st_changecount.
  */
 static void
-write_begin(ContextSlot *slot)
+write_begin(context_slot *slot)
 {
 	START_CRIT_SECTION();
 	pg_atomic_fetch_add_u32(&slot->changecount, 1);
@@ -165,7 +155,7 @@ write_begin(ContextSlot *slot)
 }
 
 static void
-write_end(ContextSlot *slot)
+write_end(context_slot *slot)
 {
 	pg_write_barrier();
 	pg_atomic_fetch_add_u32(&slot->changecount, 1);
@@ -176,7 +166,7 @@ write_end(ContextSlot *slot)
 static void
 clear_slot(int code, Datum arg)
 {
-	ContextSlot *slot = my_slot();
+	context_slot *slot = my_slot();
 
 	if (slot == NULL || slot->pid != MyProcPid)
 		return;
@@ -188,7 +178,7 @@ clear_slot(int code, Datum arg)
 
 /* Keeps the TOP_CONTEXTS largest, largest first. */
 static void
-consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
+consider_top(context_entry *top, MemoryContext c, int64 bytes)
 {
 	int			i = TOP_CONTEXTS;
 
@@ -196,7 +186,7 @@ consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
 		i--;
 	if (i == TOP_CONTEXTS)
 		return;
-	memmove(&top[i + 1], &top[i], (TOP_CONTEXTS - 1 - i) * sizeof(ContextEntry));
+	memmove(&top[i + 1], &top[i], (TOP_CONTEXTS - 1 - i) * sizeof(context_entry));
 	strlcpy(top[i].name, c->name ? c->name : "", NAMEDATALEN);
 	top[i].ident[0] = '\0';
 	if (c->ident && procmem_keep_statement_text)
@@ -216,13 +206,13 @@ consider_top(ContextEntry *top, MemoryContext c, int64 bytes)
  * in transaction abort too, possibly after running out of memory).
  */
 static void
-measure(int64 *total, int64 *freebytes, int32 *count, ContextEntry *top)
+measure(int64 *total, int64 *freebytes, int32 *count, context_entry *top)
 {
 	MemoryContext c = TopMemoryContext;
 
 	*total = *freebytes = 0;
 	*count = 0;
-	memset(top, 0, sizeof(ContextEntry) * TOP_CONTEXTS);
+	memset(top, 0, sizeof(context_entry) * TOP_CONTEXTS);
 	while (c != NULL)
 	{
 		MemoryContextCounters n;
@@ -248,10 +238,10 @@ measure(int64 *total, int64 *freebytes, int32 *count, ContextEntry *top)
 static void
 publish(void)
 {
-	ContextSlot *slot = my_slot();
+	context_slot *slot = my_slot();
 	int64		total, freebytes;
 	int32		count;
-	ContextEntry top[TOP_CONTEXTS];
+	context_entry top[TOP_CONTEXTS];
 
 	if (slot == NULL)
 		return;
@@ -367,26 +357,12 @@ procmem_contexts_init(void)
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-#if PG_VERSION_NUM >= 150000
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = contexts_shmem_request;
-#else
-	RequestAddinShmemSpace(procmem_shmem_size_estimate(sizeof(ContextSlot),
-													   offsetof(ContextShared, slots)));
-#endif
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = contexts_shmem_startup;
+	procmem_shmem_register(&contexts_part);
 	prev_ExecutorEnd = ExecutorEnd_hook;
 	ExecutorEnd_hook = contexts_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = contexts_ProcessUtility;
 	RegisterXactCallback(contexts_xact_callback, NULL);
-}
-
-bool
-procmem_contexts_available(void)
-{
-	return shared != NULL;
 }
 
 /* Result columns, in every released shape (see rows.h) */
@@ -406,7 +382,7 @@ pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 	bool		nulls[3] = {false, false, false};
 	int64		total, freebytes;
 	int32		count;
-	ContextEntry top[TOP_CONTEXTS];
+	context_entry top[TOP_CONTEXTS];
 
 	measure(&total, &freebytes, &count, top);
 	values[0] = Int64GetDatum(total);
@@ -417,7 +393,7 @@ pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 
 /* Copies a slot consistently (see the header comment). */
 static void
-read_slot(ContextSlot *slot, ContextSlot *copy)
+read_slot(context_slot *slot, context_slot *copy)
 {
 	for (;;)
 	{
@@ -425,7 +401,7 @@ read_slot(ContextSlot *slot, ContextSlot *copy)
 		uint32		after;
 
 		pg_read_barrier();
-		memcpy(copy, slot, sizeof(ContextSlot));
+		memcpy(copy, slot, sizeof(context_slot));
 		pg_read_barrier();
 		after = pg_atomic_read_u32(&slot->changecount);
 		if (before == after && (before & 1) == 0)
@@ -437,7 +413,7 @@ read_slot(ContextSlot *slot, ContextSlot *copy)
 
 /* One of the arrays of the largest contexts: names (0), idents (1) or bytes (2). */
 static Datum
-top_array(const ContextEntry *top, int what)
+top_array(const context_entry *top, int what)
 {
 	Datum		d[TOP_CONTEXTS];
 	int			n = 0;
@@ -462,9 +438,7 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	bool		missing_ok = PG_GETARG_BOOL(0);
 	ReturnSetInfo *rsinfo;
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, contexts_shapes, lengthof(contexts_shapes));
+	rsinfo = start_result_set(fcinfo, contexts_shapes, lengthof(contexts_shapes));
 	if (shared == NULL)
 	{
 		if (missing_ok)
@@ -478,7 +452,7 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 
 	for (int i = 0; i < shared->nslots; i++)
 	{
-		ContextSlot s;
+		context_slot s;
 		Datum		values[CONTEXTS_NCOLS];
 		bool		nulls[CONTEXTS_NCOLS];
 		int			c = 0;
@@ -517,17 +491,17 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-typedef struct ContextTotal
+typedef struct context_total
 {
 	int32		pid;
 	int64		bytes;
-} ContextTotal;
+} context_total;
 
 static int
 total_cmp(const void *a, const void *b)
 {
-	int32		x = ((const ContextTotal *) a)->pid;
-	int32		y = ((const ContextTotal *) b)->pid;
+	int32		x = ((const context_total *) a)->pid;
+	int32		y = ((const context_total *) b)->pid;
 
 	return (x > y) - (x < y);
 }
@@ -539,15 +513,15 @@ total_cmp(const void *a, const void *b)
 void *
 procmem_contexts_totals(int *n)
 {
-	ContextTotal *t;
+	context_total *t;
 
 	*n = 0;
 	if (shared == NULL)
 		return NULL;
-	t = palloc(sizeof(ContextTotal) * shared->nslots);
+	t = palloc(sizeof(context_total) * shared->nslots);
 	for (int i = 0; i < shared->nslots; i++)
 	{
-		ContextSlot s;
+		context_slot s;
 
 		read_slot(&shared->slots[i], &s);
 		if (s.pid == 0 || procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
@@ -555,7 +529,7 @@ procmem_contexts_totals(int *n)
 		t[*n].pid = s.pid;
 		t[(*n)++].bytes = s.total_bytes;
 	}
-	qsort(t, *n, sizeof(ContextTotal), total_cmp);
+	qsort(t, *n, sizeof(context_total), total_cmp);
 	return t;
 }
 
@@ -563,8 +537,8 @@ procmem_contexts_totals(int *n)
 int64
 procmem_contexts_total_of(const void *totals, int n, int32 pid)
 {
-	ContextTotal key = {.pid = pid};
-	const ContextTotal *t = totals ? bsearch(&key, totals, n, sizeof(ContextTotal), total_cmp) : NULL;
+	context_total key = {.pid = pid};
+	const context_total *t = totals ? bsearch(&key, totals, n, sizeof(context_total), total_cmp) : NULL;
 
 	return t ? t->bytes : -1;
 }

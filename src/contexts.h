@@ -9,9 +9,6 @@
 /* GUCs always; hooks and shared memory when preloaded. From _PG_init. */
 extern void procmem_contexts_init(void);
 
-/* Whether the shared memory exists (pg_procmem was preloaded). */
-extern bool procmem_contexts_available(void);
-
 /*
  * Every live process's published total, for the sampler: an opaque array
  * sorted by pid (palloc'd, NULL without the shared memory), and a lookup.

@@ -38,6 +38,7 @@
 #include "history_shmem.h"
 #include "rows.h"
 #include "settings.h"
+#include "shmem.h"
 #include "sysmem.h"
 
 /*
@@ -50,7 +51,7 @@ extern PGDLLIMPORT ClientAuthentication_hook_type ClientAuthentication_hook;
 
 #define MAX_CRASHES 16
 
-typedef struct HistoryShared
+typedef struct history_shared
 {
 	LWLock	   *lock;			/* the ring and the crashes */
 	TimestampTz run_started;
@@ -62,17 +63,13 @@ typedef struct HistoryShared
 	int32		last_number;	/* the highest history_crash.number */
 	history_crash crashes[MAX_CRASHES];
 	history_entry ring[FLEXIBLE_ARRAY_MEMBER];
-} HistoryShared;
+} history_shared;
 
-static HistoryShared *hist = NULL;
+static history_shared *hist = NULL;
 
 /* pg_procmem.history_size, kB */
 static int	history_size_kb = 32 * 1024;
 
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-#if PG_VERSION_NUM >= 150000
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static emit_log_hook_type prev_emit_log_hook = NULL;
 static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
 
@@ -103,7 +100,7 @@ ring_entries(void)
 static Size
 history_shmem_size(void)
 {
-	return add_size(offsetof(HistoryShared, ring),
+	return add_size(offsetof(history_shared, ring),
 					mul_size(ring_entries(), sizeof(history_entry)));
 }
 
@@ -526,36 +523,23 @@ note_crash(bool crash, TimestampTz run)
 	pfree(e);
 }
 
-#if PG_VERSION_NUM >= 150000
+/* A new struct: an empty ring, a new run */
 static void
-history_shmem_request(void)
+history_shmem_init(void *part)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(history_shmem_size());
-	RequestNamedLWLockTranche("pg_procmem history", 1);
+	history_shared *h = part;
+
+	memset(h, 0, offsetof(history_shared, ring));
+	h->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
+	h->run_started = GetCurrentTimestamp();
+	pg_atomic_init_u64(&h->connections, 0);
+	h->nentries = ring_entries();
 }
-#endif
 
 static void
-history_shmem_startup(void)
+history_shmem_attached(void *part, bool found)
 {
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	hist = ShmemInitStruct("pg_procmem history", history_shmem_size(), &found);
-	if (!found)
-	{
-		memset(hist, 0, offsetof(HistoryShared, ring));
-		hist->lock = &(GetNamedLWLockTranche("pg_procmem history"))->lock;
-		hist->run_started = GetCurrentTimestamp();
-		pg_atomic_init_u64(&hist->connections, 0);
-		hist->nentries = ring_entries();
-	}
-	LWLockRelease(AddinShmemInitLock);
-
+	hist = part;
 	/* the postmaster, at a start or a crash re-initialization */
 	if (!found && !IsUnderPostmaster && IsPostmasterEnvironment)
 	{
@@ -570,6 +554,10 @@ history_shmem_startup(void)
 			note_crash(false, 0);
 	}
 }
+
+static const procmem_shmem_part history_part = {
+	"pg_procmem history", history_shmem_size, 1, history_shmem_init, history_shmem_attached
+};
 
 /*
  * The postmaster's messages about a child's exit that make it restart the
@@ -631,15 +619,7 @@ procmem_history_init(void)
 							"The file that keeps it across restarts holds up to 1.5 times as much.",
 							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
 							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
-#if PG_VERSION_NUM >= 150000
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = history_shmem_request;
-#else
-	RequestAddinShmemSpace(history_shmem_size());
-	RequestNamedLWLockTranche("pg_procmem history", 1);
-#endif
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = history_shmem_startup;
+	procmem_shmem_register(&history_part);
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = history_emit_log;
 	prev_client_auth_hook = ClientAuthentication_hook;
@@ -656,11 +636,8 @@ procmem_history_init(void)
 static ReturnSetInfo *
 history_srf(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
 {
-	ReturnSetInfo *rsinfo;
+	ReturnSetInfo *rsinfo = start_result_set(fcinfo, shapes, nshapes);
 
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, shapes, nshapes);
 	if (hist != NULL)
 		return rsinfo;
 	if (PG_GETARG_BOOL(0))
@@ -691,6 +668,23 @@ put_time(Datum *values, bool *nulls, int i, int64 t)
 	nulls[i] = t == 0;
 }
 
+/* A process's statement: its query_id (NULL: none), its text (NULL unless kept) */
+static void
+put_query_id(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	values[i] = Int64GetDatum(p->query_id);
+	nulls[i] = p->query_id == 0;
+}
+
+static void
+put_query(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	if (procmem_keep_statement_text)
+		FIELD(values, nulls, i, p->query);
+	else
+		nulls[i] = true;
+}
+
 /* Result columns, in every released shape (see rows.h) */
 #define PROC_NCOLS 19
 static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
@@ -698,6 +692,7 @@ static const int proc_shapes[] = {PROC_NCOLS};	/* 1.2.0 */
 static const int sys_shapes[] = {SYS_NCOLS};	/* 1.2.0 */
 #define CRASH_NCOLS 23
 static const int crash_shapes[] = {CRASH_NCOLS};	/* 1.2.0 */
+#define HISTORY_MAX_NCOLS PROC_NCOLS	/* of the row-per-entry functions */
 
 /* The columns of one process entry, from i on; returns the next column */
 static int
@@ -711,12 +706,8 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	FIELD(values, nulls, i++, p->usename);
 	FIELD(values, nulls, i++, p->application_name);
 	FIELD(values, nulls, i++, p->state);
-	values[i] = Int64GetDatum(p->query_id);
-	nulls[i++] = p->query_id == 0;
-	if (procmem_keep_statement_text)
-		FIELD(values, nulls, i++, p->query);
-	else
-		nulls[i++] = true;
+	put_query_id(values, nulls, i++, p);
+	put_query(values, nulls, i++, p);
 	values[i] = Int32GetDatum(p->leader_pid);
 	nulls[i++] = p->leader_pid == 0;
 	put_time(values, nulls, i++, p->backend_start);
@@ -731,80 +722,79 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	return i;
 }
 
+/* The columns of one system entry, from i on; returns the next column */
+static int
+put_system(Datum *values, bool *nulls, int i, const history_entry *e)
+{
+	const history_system *s = &e->u.sys;
+
+	put_time(values, nulls, i++, s->run_started);
+	values[i++] = Int32GetDatum(s->processes);
+	put_int8(values, nulls, i++, s->mem_total);
+	put_int8(values, nulls, i++, s->mem_available);
+	put_int8(values, nulls, i++, s->swap_used);
+	put_int8(values, nulls, i++, s->page_tables);
+	put_int8(values, nulls, i++, s->hugepages_total);
+	put_int8(values, nulls, i++, s->hugepages_free);
+	put_int8(values, nulls, i++, s->cgroup_usage);
+	put_int8(values, nulls, i++, s->cgroup_limit);
+	put_int8(values, nulls, i++, s->cgroup_oom_kills);
+	put_int8(values, nulls, i++, s->connections);
+	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
+	return i;
+}
+
 /*
- * pg_procmem_history_processes(missing_ok) - every process at every sample
- * in the history, oldest first. Without the shared memory: no rows if
- * missing_ok, else an ERROR saying how to get it.
+ * The rows of one of the history's functions: one per entry of the kind,
+ * oldest first, its sample's time and then what put() puts (ncols columns
+ * in all). Without the shared memory: no rows if missing_ok, else an ERROR
+ * saying how to get it.
  */
-Datum
-pg_procmem_history_processes(PG_FUNCTION_ARGS)
+static Datum
+history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
+			 history_kind kind, int (*put) (Datum *, bool *, int, const history_entry *))
 {
 	ReturnSetInfo *rsinfo;
 	history_entry *e;
 	uint32		n;
 
-	if ((rsinfo = history_srf(fcinfo, proc_shapes, lengthof(proc_shapes))) == NULL)
+	Assert(ncols <= HISTORY_MAX_NCOLS);
+	if ((rsinfo = history_srf(fcinfo, shapes, nshapes)) == NULL)
 		return (Datum) 0;
-	e = history_copy(&n, false, true);
+	e = history_copy(&n, kind == HISTORY_SYSTEM, true);
 	for (uint32 k = 0; k < n; k++)
 	{
-		Datum		values[PROC_NCOLS];
-		bool		nulls[PROC_NCOLS];
+		Datum		values[HISTORY_MAX_NCOLS];
+		bool		nulls[HISTORY_MAX_NCOLS];
 		int			i = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (e[k].kind != HISTORY_PROCESS)
+		if (e[k].kind != kind)
 			continue;
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
-		i = put_process(values, nulls, i, &e[k]);
-		Assert(i == PROC_NCOLS);
+		i = put(values, nulls, i, &e[k]);
+		Assert(i == ncols);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(e);
 	return (Datum) 0;
 }
 
+/* pg_procmem_history_processes(missing_ok) - every process at every sample */
+Datum
+pg_procmem_history_processes(PG_FUNCTION_ARGS)
+{
+	return history_rows(fcinfo, proc_shapes, lengthof(proc_shapes), PROC_NCOLS,
+						HISTORY_PROCESS, put_process);
+}
+
 /* pg_procmem_history_system(missing_ok) - the system entry of every sample */
 Datum
 pg_procmem_history_system(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo;
-	history_entry *e;
-	uint32		n;
-
-	if ((rsinfo = history_srf(fcinfo, sys_shapes, lengthof(sys_shapes))) == NULL)
-		return (Datum) 0;
-	e = history_copy(&n, true, true);
-	for (uint32 k = 0; k < n; k++)
-	{
-		Datum		values[SYS_NCOLS];
-		bool		nulls[SYS_NCOLS];
-		const history_system *s = &e[k].u.sys;
-		int			i = 0;
-
-		if (e[k].kind != HISTORY_SYSTEM)
-			continue;
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = TimestampTzGetDatum(e[k].sampled_at);
-		put_time(values, nulls, i++, s->run_started);
-		values[i++] = Int32GetDatum(s->processes);
-		put_int8(values, nulls, i++, s->mem_total);
-		put_int8(values, nulls, i++, s->mem_available);
-		put_int8(values, nulls, i++, s->swap_used);
-		put_int8(values, nulls, i++, s->page_tables);
-		put_int8(values, nulls, i++, s->hugepages_total);
-		put_int8(values, nulls, i++, s->hugepages_free);
-		put_int8(values, nulls, i++, s->cgroup_usage);
-		put_int8(values, nulls, i++, s->cgroup_limit);
-		put_int8(values, nulls, i++, s->cgroup_oom_kills);
-		put_int8(values, nulls, i++, s->connections);
-		values[i++] = Float8GetDatum(s->sample_us / 1000.0);
-		Assert(i == SYS_NCOLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	pfree(e);
-	return (Datum) 0;
+	return history_rows(fcinfo, sys_shapes, lengthof(sys_shapes), SYS_NCOLS,
+						HISTORY_SYSTEM, put_system);
 }
 
 static const char *
@@ -894,12 +884,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 
 			values[i++] = TimestampTzGetDatum(c[k].killed.sampled_at);
 			FIELD(values, nulls, i++, p->backend_type);
-			if (procmem_keep_statement_text)
-				FIELD(values, nulls, i++, p->query);
-			else
-				nulls[i++] = true;
-			values[i] = Int64GetDatum(p->query_id);
-			nulls[i++] = p->query_id == 0;
+			put_query(values, nulls, i++, p);
+			put_query_id(values, nulls, i++, p);
 			put_time(values, nulls, i++, p->query_start);
 			put_int8(values, nulls, i++, p->overhead);
 			put_int8(values, nulls, i++, p->context_bytes);

@@ -24,7 +24,7 @@ procmem_check_proc_visible(void)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pg_procmem needs a running postmaster"),
 				 errdetail("This is a single-user backend.")));
-	if (procmem_read_stat(0, &self) != PROCFS_OK)
+	if (procfs_read_stat(0, &self) != PROCFS_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("could not read /proc/self/stat"),
@@ -165,7 +165,7 @@ procmem_member(const procmem_members *m, pid_t pid, procfs_stat *id)
 
 	if (pid <= 0)
 		return MEMBER_NO;
-	res = procmem_read_stat(pid, id);
+	res = procfs_read_stat(pid, id);
 	if (res != PROCFS_OK)
 		return hidden_but_ours(m, pid) ? MEMBER_HIDDEN : MEMBER_GONE;
 	if (procfs_stat_dead(id))

@@ -26,87 +26,8 @@
 /* regions this close (in pages) share one pread: 4 kB of entries costs less than a syscall */
 #define COALESCE_GAP		512
 
-/* maps lines */
-
-static int
-parse_hex(const char **p, const char *end, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t	v = 0;
-	int			n = 0;
-
-	for (; s < end; s++, n++)
-	{
-		int			d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (v >> 60)
-			return -1;			/* more than 64 bits */
-		v = (v << 4) | (uint64_t) d;
-	}
-	if (n == 0)
-		return -1;
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-static int
-expect(const char **p, const char *end, char c)
-{
-	if (*p >= end || **p != c)
-		return -1;
-	(*p)++;
-	return 0;
-}
-
-/* "start-end perms offset major:minor inode [path]" */
 int
-procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
-{
-	const char *p = line;
-	const char *end = line + len;
-	uint64_t	ignored;
-
-	if (parse_hex(&p, end, &vma->start) || expect(&p, end, '-') ||
-		parse_hex(&p, end, &vma->end) || expect(&p, end, ' ') ||
-		end - p < 5)
-		return -1;
-	vma->readable = p[0] == 'r';
-	vma->writable = p[1] == 'w';
-	vma->executable = p[2] == 'x';
-	if (p[3] != 's' && p[3] != 'p')
-		return -1;
-	vma->shared = p[3] == 's';
-	p += 4;
-	if (expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ':') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' '))
-		return -1;
-	vma->inode = 0;
-	if (p >= end || *p < '0' || *p > '9')
-		return -1;
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-	{
-		if (vma->inode > (UINT64_MAX - 9) / 10)
-			return -1;
-		vma->inode = vma->inode * 10 + (uint64_t) (*p - '0');
-	}
-	if (p < end && *p != ' ')
-		return -1;
-	return vma->start < vma->end ? 0 : -1;
-}
-
-int
-procfs_vma_wanted(const procfs_vma *vma, int have_scan)
+pagemap_vma_wanted(const procfs_vma *vma, int have_scan)
 {
 	if (vma->shared)
 		return 0;				/* shared_buffers, DSM: never walked */
@@ -120,8 +41,8 @@ procfs_vma_wanted(const procfs_vma *vma, int have_scan)
 }
 
 void
-procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-					 procfs_anon *anon)
+pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
+					  pagemap_anon *anon)
 {
 	for (size_t i = 0; i < n; i++)
 	{
@@ -138,39 +59,55 @@ procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
 
 /* Reading */
 
-typedef struct anon_reader
-{
-	pid_t		pid;
-	int			pagemap_fd;
-	int64_t		page_size;
-	int			have_scan;
-	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
-	procfs_result res;
-	procfs_anon *anon;
-} anon_reader;
+/* Reading, for this file's and pagetables.c's readers */
 
-static void
-fail(anon_reader *r, procfs_result res, int file)
+procfs_result
+pagemap_open(pagemap_file *pf, pid_t pid)
 {
-	if (r->res == PROCFS_OK)
+	char		path[64];
+
+	memset(pf, 0, sizeof(*pf));
+	pf->res = PROCFS_OK;
+	pf->page_size = sysconf(_SC_PAGESIZE);
+	if (pf->page_size <= 0)
+		pf->page_size = 4096;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int) pid);
+	pf->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pf->fd < 0)
+		pagemap_fail(pf, procfs_errno_result(errno), 1);
+	return pf->res;
+}
+
+void
+pagemap_close(pagemap_file *pf)
+{
+	if (pf->fd >= 0)
+		close(pf->fd);
+	pf->fd = -1;
+}
+
+void
+pagemap_fail(pagemap_file *pf, procfs_result res, int file)
+{
+	if (pf->res == PROCFS_OK && res != PROCFS_OK)
 	{
-		r->res = res;
-		r->anon->failed_file = file;
+		pf->res = res;
+		pf->failed_file = file;
 	}
 }
 
-procfs_result
-pagemap_read_entries(int pagemap_fd, int64_t page_size, uint64_t start, uint64_t end,
-					 pagemap_entries_fn fn, void *arg)
+static procfs_result
+read_entries(const pagemap_file *pf, uint64_t start, uint64_t end,
+			 pagemap_entries_fn fn, void *arg)
 {
 	uint64_t	buf[ENTRIES_PER_READ];
-	uint64_t	page = start / (uint64_t) page_size;
-	uint64_t	last = end / (uint64_t) page_size;
+	uint64_t	page = start / (uint64_t) pf->page_size;
+	uint64_t	last = end / (uint64_t) pf->page_size;
 
 	while (page < last)
 	{
 		uint64_t	want = last - page < ENTRIES_PER_READ ? last - page : ENTRIES_PER_READ;
-		ssize_t		got = pread(pagemap_fd, buf, want * sizeof(uint64_t),
+		ssize_t		got = pread(pf->fd, buf, want * sizeof(uint64_t),
 								(off_t) (page * sizeof(uint64_t)));
 		size_t		n;
 
@@ -188,14 +125,22 @@ pagemap_read_entries(int pagemap_fd, int64_t page_size, uint64_t start, uint64_t
 	return PROCFS_OK;
 }
 
-procfs_result
-pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
+void
+pagemap_read_entries(pagemap_file *pf, uint64_t start, uint64_t end,
+					 pagemap_entries_fn fn, void *arg)
+{
+	if (pf->res == PROCFS_OK)
+		pagemap_fail(pf, read_entries(pf, start, end, fn, arg), 1);
+}
+
+static procfs_result
+scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
 {
 	uint64_t	end = arg->end;
 
 	while (arg->start < end)
 	{
-		int			n = ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, arg);
+		int			n = ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, arg);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -214,13 +159,47 @@ pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn,
 	return PROCFS_OK;
 }
 
+void
+pagemap_scan(pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
+{
+	if (pf->res == PROCFS_OK)
+		pagemap_fail(pf, scan(pf, arg, fn, fn_arg), 1);
+}
+
+void
+pagemap_scan_init(struct pm_scan_arg_abi *arg, uint64_t start, uint64_t end,
+				  struct pm_page_region *regions, size_t nregions)
+{
+	/* the kernel fills them; zeroed so memory checkers that do not know the
+	 * ioctl (valgrind) see defined bytes */
+	if (nregions > 0)
+		memset(regions, 0, nregions * sizeof(*regions));
+	memset(arg, 0, sizeof(*arg));
+	arg->size = sizeof(*arg);
+	arg->start = start;
+	arg->end = end;
+	arg->vec = (uint64_t) (uintptr_t) regions;
+	arg->vec_len = nregions;
+}
+
+/* The anonymous memory reader */
+
+typedef struct anon_reader
+{
+	pid_t		pid;
+	pagemap_file pm;
+	int			have_scan;
+	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
+	pagemap_anon *anon;
+} anon_reader;
+
 static int
 count_entries(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
 {
 	anon_reader *r = arg;
 
 	(void) first_page;
-	procfs_count_entries(entries, n, r->page_size, r->anon);
+	pagemap_count_entries(entries, n, r->pm.page_size, r->anon);
 	return 0;
 }
 
@@ -228,13 +207,7 @@ count_entries(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
 static void
 count_range(anon_reader *r, uint64_t start, uint64_t end)
 {
-	procfs_result res;
-
-	if (r->res != PROCFS_OK)
-		return;
-	res = pagemap_read_entries(r->pagemap_fd, r->page_size, start, end, count_entries, r);
-	if (res != PROCFS_OK)
-		fail(r, res, 1);
+	pagemap_read_entries(&r->pm, start, end, count_entries, r);
 }
 
 /*
@@ -247,10 +220,10 @@ count_regions(void *arg, const struct pm_page_region *regions, int n)
 {
 	anon_reader *r = arg;
 	uint64_t	buf[ENTRIES_PER_READ];
-	uint64_t	ps = (uint64_t) r->page_size;
+	uint64_t	ps = (uint64_t) r->pm.page_size;
 	int			i = 0;
 
-	while (i < n && r->res == PROCFS_OK)
+	while (i < n && r->pm.res == PROCFS_OK)
 	{
 		uint64_t	first = regions[i].start / ps;
 		uint64_t	last;
@@ -269,7 +242,7 @@ count_regions(void *arg, const struct pm_page_region *regions, int n)
 			i++;
 			continue;
 		}
-		got = pread(r->pagemap_fd, buf, (last - first) * sizeof(uint64_t),
+		got = pread(r->pm.fd, buf, (last - first) * sizeof(uint64_t),
 					(off_t) (first * sizeof(uint64_t)));
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -281,11 +254,11 @@ count_regions(void *arg, const struct pm_page_region *regions, int n)
 			continue;
 		}
 		for (; i <= j; i++)
-			procfs_count_entries(buf + (regions[i].start / ps - first),
-								 (regions[i].end - regions[i].start) / ps,
-								 r->page_size, r->anon);
+			pagemap_count_entries(buf + (regions[i].start / ps - first),
+								  (regions[i].end - regions[i].start) / ps,
+								  r->pm.page_size, r->anon);
 	}
-	return r->res != PROCFS_OK;
+	return r->pm.res != PROCFS_OK;
 }
 
 /*
@@ -300,26 +273,11 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 	struct pm_page_region regions[REGIONS_PER_SCAN];
 	struct pm_scan_arg_abi arg;
 
-	/* the kernel fills it; zeroed so memory checkers that do not know the
-	 * ioctl (valgrind) see defined bytes */
-	memset(regions, 0, sizeof(regions));
-	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
-	arg.start = start;
-	arg.end = end;
-	arg.vec = (uint64_t) (uintptr_t) regions;
-	arg.vec_len = REGIONS_PER_SCAN;
+	pagemap_scan_init(&arg, start, end, regions, REGIONS_PER_SCAN);
 	arg.category_inverted = PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
 	arg.category_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_FILE | PM_PAGE_IS_PFNZERO;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
-
-	if (r->res == PROCFS_OK)
-	{
-		procfs_result res = pagemap_scan(r->pagemap_fd, &arg, count_regions, r);
-
-		if (res != PROCFS_OK)
-			fail(r, res, 1);
-	}
+	pagemap_scan(&r->pm, &arg, count_regions, r);
 }
 
 /*
@@ -330,7 +288,7 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 static void
 read_vma(anon_reader *r, const procfs_vma *vma)
 {
-	if (r->res != PROCFS_OK || !procfs_vma_wanted(vma, r->have_scan))
+	if (r->pm.res != PROCFS_OK || !pagemap_vma_wanted(vma, r->have_scan))
 		return;
 	count_range(r, vma->start, vma->end);
 }
@@ -343,7 +301,7 @@ read_vma(anon_reader *r, const procfs_vma *vma)
 static void
 add_shared(anon_reader *r, uint64_t start, uint64_t end)
 {
-	if (r->res != PROCFS_OK)
+	if (r->pm.res != PROCFS_OK)
 		return;
 	if (start > r->scanned_to)
 		scan_range(r, r->scanned_to, start);
@@ -365,10 +323,7 @@ user_space_end(int pagemap_fd, int64_t page_size)
 		struct pm_scan_arg_abi arg;
 		uint64_t	top = (UINT64_C(1) << bits[i]) - (uint64_t) page_size;
 
-		memset(&arg, 0, sizeof(arg));
-		arg.size = sizeof(arg);
-		arg.start = top - (uint64_t) page_size;
-		arg.end = top;
+		pagemap_scan_init(&arg, top - (uint64_t) page_size, top, NULL, 0);
 		arg.category_mask = PM_PAGE_IS_PRESENT;
 		arg.return_mask = PM_PAGE_IS_PRESENT;
 		if (ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) >= 0)
@@ -380,38 +335,33 @@ user_space_end(int pagemap_fd, int64_t page_size)
 static void
 finish_scan(anon_reader *r)
 {
-	uint64_t	top = user_space_end(r->pagemap_fd, r->page_size);
+	uint64_t	top = user_space_end(r->pm.fd, r->pm.page_size);
 
 	if (top == 0)
-		fail(r, PROCFS_UNREADABLE, 1);
+		pagemap_fail(&r->pm, PROCFS_UNREADABLE, 1);
 	else
 		add_shared(r, top, top);
 }
 
 uint64_t
-pagemap_scan_top(int pagemap_fd, int64_t page_size)
+pagemap_scan_top(const pagemap_file *pf)
 {
 	struct pm_page_region region;
 	struct pm_scan_arg_abi arg;
 
 	/* does this kernel answer PAGEMAP_SCAN? ask about the empty page 0 */
-	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
-	arg.start = 0;
-	arg.end = (uint64_t) page_size;
-	arg.vec = (uint64_t) (uintptr_t) &region;
-	arg.vec_len = 1;
+	pagemap_scan_init(&arg, 0, (uint64_t) pf->page_size, &region, 1);
 	arg.category_mask = PM_PAGE_IS_PRESENT;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
-	if (ioctl(pagemap_fd, PM_IOCTL_PAGEMAP_SCAN, &arg) < 0)
+	if (ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, &arg) < 0)
 		return 0;
-	return user_space_end(pagemap_fd, page_size);
+	return user_space_end(pf->fd, pf->page_size);
 }
 
 /*
  * Lists mappings with PROCMAP_QUERY: with PAGEMAP_SCAN only the shared ones
  * (the kernel filters them: a handful of calls instead of one per mapping),
- * else all of them. Returns 0 when done (or failed: see r->res), -1 when the
+ * else all of them. Returns 0 when done (or failed: see r->pm.res), -1 when the
  * kernel does not have the ioctl.
  */
 static int
@@ -427,7 +377,7 @@ query_vmas(anon_reader *r)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 	{
-		fail(r, procfs_errno_result(errno), 0);
+		pagemap_fail(&r->pm, procfs_errno_result(errno), 0);
 		return 0;
 	}
 	for (;;)
@@ -449,7 +399,7 @@ query_vmas(anon_reader *r)
 			if (first && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP))
 				return -1;		/* not this kernel: parse the text */
 			if (err != ENOENT)	/* ENOENT: no mapping past addr */
-				fail(r, procfs_errno_result(err), 0);
+				pagemap_fail(&r->pm, procfs_errno_result(err), 0);
 			else if (r->have_scan)
 				finish_scan(r);
 			return 0;
@@ -457,7 +407,7 @@ query_vmas(anon_reader *r)
 		first = 0;
 		if (q.vma_end <= addr)
 		{
-			fail(r, PROCFS_UNREADABLE, 0);	/* no progress: do not spin */
+			pagemap_fail(&r->pm, PROCFS_UNREADABLE, 0);	/* no progress: do not spin */
 			break;
 		}
 		vma.start = q.vma_start;
@@ -472,7 +422,7 @@ query_vmas(anon_reader *r)
 		else
 			read_vma(r, &vma);
 		addr = q.vma_end;
-		if (r->res != PROCFS_OK)
+		if (r->pm.res != PROCFS_OK)
 			break;
 	}
 	close(fd);
@@ -494,41 +444,34 @@ maps_line(void *arg, const char *line, size_t len)
 }
 
 procfs_result
-procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon)
+pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
 {
 	anon_reader r;
-	char		path[64];
 
 	memset(anon, 0, sizeof(*anon));
 	memset(&r, 0, sizeof(r));
 	r.pid = pid;
 	r.anon = anon;
-	r.res = PROCFS_OK;
-	r.page_size = sysconf(_SC_PAGESIZE);
-	if (r.page_size <= 0)
-		r.page_size = 4096;
-
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int) pid);
-	r.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r.pagemap_fd < 0)
+	if (pagemap_open(&r.pm, pid) != PROCFS_OK)
 	{
-		anon->failed_file = 1;
-		return procfs_errno_result(errno);
+		anon->failed_file = r.pm.failed_file;
+		return r.pm.res;
 	}
-	r.have_scan = !(flags & PROCFS_NO_PAGEMAP_SCAN) && pagemap_scan_top(r.pagemap_fd, r.page_size) != 0;
+	r.have_scan = !(flags & PAGEMAP_NO_SCAN) && pagemap_scan_top(&r.pm) != 0;
 	anon->used_scan = r.have_scan;
 
-	if ((flags & PROCFS_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
+	if ((flags & PAGEMAP_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
 	{
 		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
 
 		if (res != PROCFS_OK)
-			fail(&r, res, 0);
+			pagemap_fail(&r.pm, res, 0);
 		else if (r.have_scan)
 			finish_scan(&r);
 	}
 	else
 		anon->used_query = 1;
-	close(r.pagemap_fd);
-	return r.res;
+	pagemap_close(&r.pm);
+	anon->failed_file = r.pm.failed_file;
+	return r.pm.res;
 }

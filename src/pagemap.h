@@ -22,76 +22,85 @@
 #define PM_ENTRY_FILE		(UINT64_C(1) << 61)	/* file page or shared anon */
 #define PM_ENTRY_EXCLUSIVE	(UINT64_C(1) << 56)	/* mapped by this process only */
 
-/* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */
-typedef struct procfs_vma
-{
-	uint64_t	start;
-	uint64_t	end;
-	int			readable;
-	int			writable;
-	int			executable;
-	int			shared;
-	uint64_t	inode;			/* 0 for anonymous and special mappings */
-} procfs_vma;
-
-/* Parses one maps line; 0 on success. */
-extern int	procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma);
-
 /*
  * Whether a mapping can hold anonymous pages worth reading: private,
  * user-space, and not file-backed program text. PROT_NONE reservations are
  * skipped too unless a PAGEMAP_SCAN will skip their holes cheaply.
  */
-extern int	procfs_vma_wanted(const procfs_vma *vma, int have_scan);
+extern int	pagemap_vma_wanted(const procfs_vma *vma, int have_scan);
 
 /* Anonymous memory of one process, in bytes. */
-typedef struct procfs_anon
+typedef struct pagemap_anon
 {
 	int64_t		exclusive;		/* present, anonymous, mapped here only */
 	int64_t		shared;			/* present, anonymous, also mapped elsewhere */
 	int			used_scan;		/* PAGEMAP_SCAN found the present ranges */
 	int			used_query;		/* PROCMAP_QUERY listed the mappings */
 	int			failed_file;	/* on failure: 0 maps, 1 pagemap */
-} procfs_anon;
+} pagemap_anon;
 
 /* Adds the anonymous pages among n pagemap entries to *anon. */
-extern void procfs_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-								 procfs_anon *anon);
+extern void pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
+								  pagemap_anon *anon);
 
-/* Flags for procfs_read_anon(): turn off a kernel interface (tests, bugs). */
-#define PROCFS_NO_PAGEMAP_SCAN	0x01	/* Linux >= 6.7 */
-#define PROCFS_NO_PROCMAP_QUERY	0x02	/* Linux >= 6.11 */
+/* Flags for pagemap_read_anon(): turn off a kernel interface (tests, bugs). */
+#define PAGEMAP_NO_SCAN				0x01	/* Linux >= 6.7 */
+#define PAGEMAP_NO_PROCMAP_QUERY	0x02	/* Linux >= 6.11 */
+
+/*
+ * A process's open pagemap file and the first failure met while reading its
+ * memory, for the readers (pagemap.c, pagetables.c): once one read failed,
+ * the others are skipped and the reader returns that failure.
+ */
+typedef struct pagemap_file
+{
+	int			fd;
+	int64_t		page_size;
+	procfs_result res;			/* PROCFS_OK until the first failure */
+	int			failed_file;	/* on failure: 0 maps, 1 pagemap */
+} pagemap_file;
+
+/* Opens /proc/<pid>/pagemap; returns pf->res (a failure of file 1). */
+extern procfs_result pagemap_open(pagemap_file *pf, pid_t pid);
+extern void pagemap_close(pagemap_file *pf);
+
+/* Notes a failure of file (0 maps, 1 pagemap), unless one came first. */
+extern void pagemap_fail(pagemap_file *pf, procfs_result res, int file);
 
 /*
  * The end of user address space when the kernel answers PAGEMAP_SCAN on
  * this open pagemap file (Linux >= 6.7), else 0.
  */
-extern uint64_t pagemap_scan_top(int pagemap_fd, int64_t page_size);
+extern uint64_t pagemap_scan_top(const pagemap_file *pf);
 
 /*
  * The two ways of reading a pagemap file, shared by the readers: every
  * entry of [start, end), passed to fn in chunks (first_page is the page
- * number of entries[0]); or PAGEMAP_SCAN with arg as the caller set it up,
- * each batch of regions passed to fn, until the range is walked (or, with
- * arg->max_pages, until pages were found). fn returns nonzero to stop.
- * PROCFS_GONE when the process has no memory any more.
+ * number of entries[0]); or PAGEMAP_SCAN with arg as pagemap_scan_init()
+ * and the caller set it up, each batch of regions passed to fn, until the
+ * range is walked (or, with arg->max_pages, until pages were found). fn
+ * returns nonzero to stop. Nothing is read after a failure; a failure is
+ * noted (PROCFS_GONE when the process has no memory any more).
  */
 struct pm_scan_arg_abi;
 struct pm_page_region;
 typedef int (*pagemap_entries_fn) (void *arg, uint64_t first_page,
 								   const uint64_t *entries, size_t n);
 typedef int (*pagemap_regions_fn) (void *arg, const struct pm_page_region *regions, int n);
-extern procfs_result pagemap_read_entries(int pagemap_fd, int64_t page_size,
-										  uint64_t start, uint64_t end,
-										  pagemap_entries_fn fn, void *arg);
-extern procfs_result pagemap_scan(int pagemap_fd, struct pm_scan_arg_abi *arg,
-								  pagemap_regions_fn fn, void *fn_arg);
+extern void pagemap_read_entries(pagemap_file *pf, uint64_t start, uint64_t end,
+								 pagemap_entries_fn fn, void *arg);
+extern void pagemap_scan(pagemap_file *pf, struct pm_scan_arg_abi *arg,
+						 pagemap_regions_fn fn, void *fn_arg);
+
+/* A PAGEMAP_SCAN of [start, end) answering in regions[0..nregions); no filter yet */
+extern void pagemap_scan_init(struct pm_scan_arg_abi *arg, uint64_t start, uint64_t end,
+							  struct pm_page_region *regions, size_t nregions);
 
 /*
  * Reads a process's anonymous memory. On PROCFS_UNREADABLE, failed_file
  * says which file could not be read. A process that exits while being read
  * gives PROCFS_GONE (pagemap reads come back empty).
  */
-extern procfs_result procfs_read_anon(pid_t pid, unsigned flags, procfs_anon *anon);
+extern procfs_result pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon);
 
 #endif							/* PROCMEM_PAGEMAP_H */

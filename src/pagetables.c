@@ -5,9 +5,6 @@
  */
 #include "pagetables.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,27 +25,14 @@ typedef struct level
 
 typedef struct tables_reader
 {
-	int			fd;
-	int64_t		page_size;
+	pagemap_file pm;
 	uint64_t	seg_start;
 	uint64_t	seg_end;
 	int64_t		seg_resident;
 	level		pte;
 	level		pmd;
 	level		pud;
-	procfs_result res;
-	procfs_tables *t;
 } tables_reader;
-
-static void
-fail(tables_reader *r, procfs_result res, int file)
-{
-	if (r->res == PROCFS_OK)
-	{
-		r->res = res;
-		r->t->failed_file = file;
-	}
-}
 
 /* Counts the ranges of this level that [start, end) enters for the first time. */
 static void
@@ -105,31 +89,19 @@ scan(tables_reader *r, uint64_t start, uint64_t end, int first_only, int outside
 	struct pm_page_region regions[REGIONS_PER_SCAN];
 	struct pm_scan_arg_abi arg;
 	tables_batch b = {r, outside};
-	procfs_result res;
 
-	if (r->res != PROCFS_OK)
-		return;
-	/* zeroed: memory checkers that do not know the ioctl see defined bytes */
-	memset(regions, 0, sizeof(regions));
-	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
-	arg.start = start;
-	arg.end = end;
-	arg.vec = (uint64_t) (uintptr_t) regions;
-	arg.vec_len = first_only ? 1 : REGIONS_PER_SCAN;
+	pagemap_scan_init(&arg, start, end, regions, first_only ? 1 : REGIONS_PER_SCAN);
 	arg.max_pages = first_only ? 1 : 0;
 	arg.category_anyof_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
 	arg.return_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
-	res = pagemap_scan(r->fd, &arg, regions_in_use, &b);
-	if (res != PROCFS_OK)
-		fail(r, res, 1);
+	pagemap_scan(&r->pm, &arg, regions_in_use, &b);
 }
 
 static int
 entries_in_use(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
 {
 	tables_reader *r = arg;
-	uint64_t	ps = (uint64_t) r->page_size;
+	uint64_t	ps = (uint64_t) r->pm.page_size;
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -144,19 +116,6 @@ entries_in_use(void *arg, uint64_t first_page, const uint64_t *entries, size_t n
 		i = (size_t) (next / ps - first_page) - 1;
 	}
 	return 0;
-}
-
-/* Without PAGEMAP_SCAN: every pagemap entry of [start, end). */
-static void
-read_entries(tables_reader *r, uint64_t start, uint64_t end)
-{
-	procfs_result res;
-
-	if (r->res != PROCFS_OK)
-		return;
-	res = pagemap_read_entries(r->fd, r->page_size, start, end, entries_in_use, r);
-	if (res != PROCFS_OK)
-		fail(r, res, 1);
 }
 
 /*
@@ -189,7 +148,7 @@ maps_line(void *arg, const char *line, size_t len)
 	tables_reader *r = arg;
 	procfs_vma	vma;
 
-	if (r->res != PROCFS_OK || procfs_parse_maps_line(line, len, &vma) != 0)
+	if (r->pm.res != PROCFS_OK || procfs_parse_maps_line(line, len, &vma) != 0)
 		return;
 	if (vma.start >> 63)
 		return;					/* [vsyscall]: kernel address space */
@@ -197,7 +156,8 @@ maps_line(void *arg, const char *line, size_t len)
 		guess_segment(r, vma.start > r->seg_start ? vma.start : r->seg_start,
 					  vma.end < r->seg_end ? vma.end : r->seg_end);
 	else
-		read_entries(r, vma.start, vma.end);	/* PROT_NONE too: mprotect keeps pages */
+		/* every pagemap entry; PROT_NONE too: mprotect keeps pages */
+		pagemap_read_entries(&r->pm, vma.start, vma.end, entries_in_use, r);
 }
 
 static int
@@ -214,39 +174,31 @@ log2_of(uint64_t v)
 }
 
 procfs_result
-procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
-				   int64_t seg_resident, procfs_tables *t)
+pagetables_read(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
+				int64_t seg_resident, pagetables_estimate *t)
 {
 	tables_reader r;
-	char		path[64];
 	uint64_t	top = 0;
 	int			bits;
 
 	memset(t, 0, sizeof(*t));
 	memset(&r, 0, sizeof(r));
-	r.t = t;
-	r.res = PROCFS_OK;
-	r.page_size = sysconf(_SC_PAGESIZE);
-	if (r.page_size <= 0)
-		r.page_size = 4096;
+	if (pagemap_open(&r.pm, pid) != PROCFS_OK)
+	{
+		t->failed_file = r.pm.failed_file;
+		return r.pm.res;
+	}
 	r.seg_start = seg_start;
 	r.seg_end = seg_end > seg_start ? seg_end : seg_start;
 	r.seg_resident = seg_resident;
 	/* a table is a page of 8-byte entries: 4 kB pages give 2 MB, 1 GB, 512 GB */
-	bits = log2_of((uint64_t) r.page_size / 8);
-	r.pte.shift = log2_of((uint64_t) r.page_size) + bits;
+	bits = log2_of((uint64_t) r.pm.page_size / 8);
+	r.pte.shift = log2_of((uint64_t) r.pm.page_size) + bits;
 	r.pmd.shift = r.pte.shift + bits;
 	r.pud.shift = r.pmd.shift + bits;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int) pid);
-	r.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r.fd < 0)
-	{
-		t->failed_file = 1;
-		return procfs_errno_result(errno);
-	}
-	if (!(flags & PROCFS_NO_PAGEMAP_SCAN))
-		top = pagemap_scan_top(r.fd, r.page_size);
+	if (!(flags & PAGEMAP_NO_SCAN))
+		top = pagemap_scan_top(&r.pm);
 	if (top != 0)
 	{
 		t->used_scan = 1;
@@ -254,7 +206,7 @@ procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_e
 		{
 			scan(&r, 0, r.seg_start, 0, 1);
 			for (uint64_t g = r.seg_start >> r.pmd.shift;
-				 g <= (r.seg_end - 1) >> r.pmd.shift && r.res == PROCFS_OK; g++)
+				 g <= (r.seg_end - 1) >> r.pmd.shift && r.pm.res == PROCFS_OK; g++)
 			{
 				uint64_t	lo = g << r.pmd.shift;
 				uint64_t	hi = (g + 1) << r.pmd.shift;
@@ -265,24 +217,24 @@ procfs_read_tables(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_e
 			scan(&r, r.seg_end, top, 0, 1);
 		}
 		else
-			fail(&r, PROCFS_UNREADABLE, 1);	/* no segment to leave out */
+			pagemap_fail(&r.pm, PROCFS_UNREADABLE, 1);	/* no segment to leave out */
 	}
 	else
 	{
 		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
-
 		uint64_t	entry;
 
 		if (res != PROCFS_OK)
-			fail(&r, res, 0);
+			pagemap_fail(&r.pm, res, 0);
 		/* a process whose memory is gone reads an empty maps file: not "none" */
-		else if (pread(r.fd, &entry, sizeof(entry), 0) < (ssize_t) sizeof(entry))
-			fail(&r, PROCFS_GONE, 1);
+		else if (pread(r.pm.fd, &entry, sizeof(entry), 0) < (ssize_t) sizeof(entry))
+			pagemap_fail(&r.pm, PROCFS_GONE, 1);
 	}
-	close(r.fd);
+	pagemap_close(&r.pm);
 	t->pte_pages = r.pte.pages;
 	t->pmd_pages = r.pmd.pages;
 	t->pud_pages = r.pud.pages;
-	t->bytes = (t->pte_pages + t->pmd_pages + t->pud_pages) * r.page_size;
-	return r.res;
+	t->bytes = (t->pte_pages + t->pmd_pages + t->pud_pages) * r.pm.page_size;
+	t->failed_file = r.pm.failed_file;
+	return r.pm.res;
 }

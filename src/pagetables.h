@@ -17,7 +17,7 @@
 
 #include "procfs.h"
 
-typedef struct procfs_tables
+typedef struct pagetables_estimate
 {
 	int64_t		pte_pages;		/* 2 MB ranges outside the segment in use */
 	int64_t		pmd_pages;		/* 1 GB ranges in use, the segment's too */
@@ -25,7 +25,7 @@ typedef struct procfs_tables
 	int64_t		bytes;			/* their sum, in bytes */
 	int			used_scan;		/* PAGEMAP_SCAN: exact; else see below */
 	int			failed_file;	/* on failure: 0 maps, 1 pagemap */
-} procfs_tables;
+} pagetables_estimate;
 
 /*
  * Reads them for one process whose main segment is [seg_start, seg_end)
@@ -36,10 +36,10 @@ typedef struct procfs_tables
  * pagemap, and the segment is taken to use the 1 GB ranges its resident
  * part fills plus both ends (where PostgreSQL's own structures lie), never
  * more than it spans: seg_resident is the process's RssShmem.
- * flags: PROCFS_NO_PAGEMAP_SCAN (pagemap.h).
+ * flags: PAGEMAP_NO_SCAN (pagemap.h).
  */
-extern procfs_result procfs_read_tables(pid_t pid, unsigned flags,
-										uint64_t seg_start, uint64_t seg_end,
-										int64_t seg_resident, procfs_tables *t);
+extern procfs_result pagetables_read(pid_t pid, unsigned flags,
+									 uint64_t seg_start, uint64_t seg_end,
+									 int64_t seg_resident, pagetables_estimate *t);
 
 #endif							/* PROCMEM_PAGETABLES_H */

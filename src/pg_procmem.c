@@ -1,9 +1,11 @@
 /*
  * pg_procmem.c
- *		SQL-callable functions: the memory of this server's processes.
+ *		The module's _PG_init, and the SQL-callable functions for the memory
+ *		of this server's processes.
  *
- * Thin glue: members.c decides which pids are ours, sample.c reads /proc,
- * and the SQL views join the rows with pg_stat_activity.
+ * Thin glue: walk.c visits the processes (members.c decides which pids are
+ * ours, sample.c reads /proc), and the SQL views join the rows with
+ * pg_stat_activity.
  */
 #include "compat.h"
 
@@ -19,14 +21,11 @@
 #include "rows.h"
 #include "sample.h"
 #include "settings.h"
+#include "shmem.h"
 #include "sysmem.h"
 #include "walk.h"
 
-#ifdef PG_MODULE_MAGIC_EXT
-PG_MODULE_MAGIC_EXT(.name = "pg_procmem", .version = PROCMEM_VERSION);
-#else
-PG_MODULE_MAGIC;
-#endif
+PROCMEM_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pg_procmem_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_process);
@@ -44,134 +43,64 @@ static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
 #define TABLES_NCOLS 5
 static const int tables_shapes[] = {TABLES_NCOLS};
 
-/* pg_procmem.overhead_method */
-static int	procmem_method_guc = PM_METHOD_AUTO;
-static const struct config_enum_entry method_options[] = {
-	{"auto", PM_METHOD_AUTO, false},
-	{"pagemap", PM_METHOD_PAGEMAP, false},
-	{"rss_anon", PM_METHOD_RSS_ANON, false},
-	{NULL, 0, false}
-};
-
-/* pg_procmem.pagemap_ioctls */
-static bool procmem_pagemap_ioctls = true;
-
-bool		procmem_keep_statement_text = true;
-
 void		_PG_init(void);
 
 void
 _PG_init(void)
 {
-	DefineCustomEnumVariable("pg_procmem.overhead_method",
-							 "How the overhead column is measured.",
-							 "auto: pagemap where /proc/PID/pagemap can be read, else rss_anon. "
-							 "pagemap: exclusive anonymous pages + page tables (exact). "
-							 "rss_anon: RssAnon + page tables (over-counts pages shared "
-							 "copy-on-write with the postmaster).",
-							 &procmem_method_guc, PM_METHOD_AUTO, method_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_procmem.pagemap_ioctls",
-							 "Uses the PAGEMAP_SCAN and PROCMAP_QUERY ioctls where the kernel has them.",
-							 "Turn off only if a kernel misbehaves: the pagemap method then reads "
-							 "/proc/PID/maps as text and every page of each private mapping.",
-							 &procmem_pagemap_ioctls, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
-							 "Keeps statement text where pg_procmem would show it.",
-							 "The identifiers of the largest memory contexts (a prepared statement's or a "
-							 "cached plan's text, from earlier statements too, literals included). "
-							 "Off: they are neither published nor shown.",
-							 &procmem_keep_statement_text, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+	procmem_settings_init();
 	procmem_contexts_init();
 	procmem_history_init();
 	procmem_sampler_init();
+	/* what contexts.c and history.c registered, when preloaded */
+	procmem_shmem_install();
 	/* the history's query_id, on a server left at compute_query_id = auto */
 	if (process_shared_preload_libraries_in_progress)
 		EnableQueryId();
 	MarkGUCPrefixReserved("pg_procmem");
 }
 
-procmem_options
-procmem_current_options(bool with_pss)
-{
-	procmem_options opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.want_pss = with_pss;
-	opt.method = (procmem_method) procmem_method_guc;
-	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
-		PROCFS_NO_PAGEMAP_SCAN | PROCFS_NO_PROCMAP_QUERY;
-	return opt;
-}
-
+/* The names of the files that could not be read (a text[]), or NULL. */
 static void
-check_platform(void)
+put_unreadable(Datum *values, bool *nulls, int i, unsigned mask)
 {
-#ifndef __linux__
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("pg_procmem is not supported on this platform"),
-			 errdetail("pg_procmem reads the Linux /proc file system.")));
-#endif
-}
-
-/* The names of the files that could not be read, or NULL. */
-static Datum
-unreadable_array(unsigned mask)
-{
-	Datum		names[PM_NFILES];
+	Datum		names[PROCMEM_NFILES];
 	int			n = 0;
 
-	for (int f = 0; f < PM_NFILES; f++)
+	nulls[i] = mask == 0;
+	if (nulls[i])
+		return;
+	for (int f = 0; f < PROCMEM_NFILES; f++)
 		if (mask & (1u << f))
 			names[n++] = CStringGetTextDatum(procmem_file_name(f));
-	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+	values[i] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-/*
- * Reads one member (kind and id from procmem_member()) and appends its row.
- * Returns false, adding nothing, when it is gone or changed meanwhile. A
- * member /proc hides is a row all the same: who it is comes from
- * PostgreSQL, its memory is NULL, and unreadable names the files.
- */
-static bool
-emit_process(void *dest, pid_t pid, procmem_membership kind,
-			 const procfs_stat *id, const procmem_options *opt)
+/* The columns of pg_procmem_processes() between pid and unreadable */
+static int
+put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
+			const procmem_sample *s)
 {
-	ReturnSetInfo *rsinfo = dest;
-	Datum		values[PROCMEM_NCOLS];
-	bool		nulls[PROCMEM_NCOLS];
-	procmem_options o = *opt;
-	procmem_sample s;
-	const procfs_status *st = &s.status;
-	const procfs_smaps *sm = &s.smaps;
+	const procfs_status *st = &s->status;
+	const procfs_smaps *sm = &s->smaps;
 	char		title[128];
 	const char *method;
-	int			i = 0;
 
-	o.want_cmdline = (kind == MEMBER_CHILD);
-	if (!procmem_read_member(pid, kind, id, &o, &s))
-		return false;
-
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = Int32GetDatum((int32) pid);
 	if (pid == PostmasterPid)
 		values[i++] = CStringGetTextDatum("postmaster");
 	else if (kind != MEMBER_CHILD)
 		nulls[i++] = true;		/* pg_stat_activity has its type */
 	else
 	{
-		procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
+		procmem_title_type(s->cmdline, s->cmdline_len, title, sizeof(title));
 		values[i++] = CStringGetTextDatum(title);
 	}
-	put_int8(values, nulls, i++, s.overhead);
-	method = procmem_method_name(s.overhead_method);
+	put_int8(values, nulls, i++, s->overhead);
+	method = procmem_method_name(s->overhead_method);
 	values[i] = method ? CStringGetTextDatum(method) : (Datum) 0;
 	nulls[i++] = method == NULL;
-	put_int8(values, nulls, i++, s.anon.exclusive);
-	put_int8(values, nulls, i++, s.anon.shared);
+	put_int8(values, nulls, i++, s->anon.exclusive);
+	put_int8(values, nulls, i++, s->anon.shared);
 	put_int8(values, nulls, i++, st->vm_pte);
 	put_int8(values, nulls, i++, st->vm_rss);
 	put_int8(values, nulls, i++, st->rss_anon);
@@ -186,73 +115,76 @@ emit_process(void *dest, pid_t pid, procmem_membership kind,
 	put_int8(values, nulls, i++, sm->swap_pss);
 	put_int8(values, nulls, i++, st->hugetlb);
 	put_int8(values, nulls, i++, st->vm_hwm);
-	put_int4(values, nulls, i++, s.oom_score,
-			 (s.unreadable & (1u << PM_FILE_OOM_SCORE)) != 0);
-	put_int4(values, nulls, i++, s.oom_score_adj,
-			 (s.unreadable & (1u << PM_FILE_OOM_SCORE_ADJ)) != 0);
-	if (s.unreadable)
-		values[i++] = unreadable_array(s.unreadable);
-	else
-		nulls[i++] = true;
-	Assert(i == PROCMEM_NCOLS);
+	put_int4(values, nulls, i++, s->oom_score,
+			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
+	put_int4(values, nulls, i++, s->oom_score_adj,
+			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
+	return i;
+}
 
+/* The columns of pg_procmem_page_tables() between pid and unreadable */
+static int
+put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
+		   const procmem_sample *s)
+{
+	put_int8(values, nulls, i++, s->status.vm_pte);
+	put_int8(values, nulls, i++, s->tables.bytes);
+	values[i] = BoolGetDatum(s->tables.used_scan != 0);
+	nulls[i++] = s->tables.bytes < 0;
+	return i;
+}
+
+/* A function with a row per process, as emit_row() builds them */
+typedef struct process_rows
+{
+	ReturnSetInfo *rsinfo;
+	int			ncols;			/* in its newest shape */
+	bool		want_title;		/* a child without a PGPROC is typed by its title */
+	int			(*put) (Datum *values, bool *nulls, int i, pid_t pid,
+						procmem_membership kind, const procmem_sample *s);
+} process_rows;
+
+/*
+ * A procmem_visit_fn: reads one member (kind and id from procmem_member())
+ * and appends its row: the pid, what put() puts, the files that could not
+ * be read. Returns false, adding nothing, when it is gone or changed
+ * meanwhile. A member /proc hides is a row all the same: who it is comes
+ * from PostgreSQL, its memory is NULL, and unreadable names the files.
+ */
+static bool
+emit_row(void *dest, pid_t pid, procmem_membership kind,
+		 const procfs_stat *id, const procmem_options *opt)
+{
+	process_rows *rows = dest;
+	Datum		values[PROCMEM_NCOLS];
+	bool		nulls[PROCMEM_NCOLS];
+	procmem_options o = *opt;
+	procmem_sample s;
+	int			i = 0;
+
+	Assert(rows->ncols <= PROCMEM_NCOLS);
+	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
+	if (!procmem_read_member(pid, kind, id, &o, &s))
+		return false;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum((int32) pid);
+	i = rows->put(values, nulls, i, pid, kind, &s);
+	put_unreadable(values, nulls, i++, s.unreadable);
+	Assert(i == rows->ncols);
 	/* an older definition has fewer columns: the tuple takes the first */
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 	return true;
 }
 
-/*
- * Reads one member, as procmem_member() classed it; false when it is gone
- * or changed meanwhile. A member /proc hides is a sample all the same: who
- * it is comes from PostgreSQL, its memory is unknown (procmem_sample_hidden).
- */
-bool
-procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
-					const procmem_options *opt, procmem_sample *s)
+/* The rows of pg_procmem_processes() and pg_procmem_process() */
+static process_rows
+processes_start(FunctionCallInfo fcinfo)
 {
-	if (kind == MEMBER_HIDDEN)
-	{
-		procmem_sample_hidden(opt, s);
-		return true;
-	}
-	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
-		return false;
-	/* the membership check's stat is the identity the sample keeps to */
-	return procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-							   id, opt, s) == SAMPLE_OK;
-}
+	process_rows rows = {NULL, PROCMEM_NCOLS, true, put_process};
 
-/*
- * Visits every live process of this server: the postmaster, every process
- * with a PGPROC, and the postmaster's other children. A process that exits
- * while being read is left out.
- */
-void
-procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
-{
-	procmem_members m;
-	pid_t	   *pids;
-	int			n;
-	int			skipped = 0;
-
-	procmem_check_proc_visible();
-	procmem_members_begin(&m);
-	pids = procmem_candidates(&n);
-	for (int i = 0; i < n; i++)
-	{
-		procfs_stat id;
-		procmem_membership kind;
-
-		CHECK_FOR_INTERRUPTS();
-		kind = procmem_member(&m, pids[i], &id);
-		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
-			!visit(dest, pids[i], kind, &id, opt))
-			skipped++;
-	}
-	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
-		 n, skipped);
-	procmem_members_end(&m);
-	pfree(pids);
+	rows.rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
+	return rows;
 }
 
 /*
@@ -264,13 +196,9 @@ Datum
 pg_procmem_processes(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
-	ReturnSetInfo *rsinfo;
+	process_rows rows = processes_start(fcinfo);
 
-	check_platform();
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
-	procmem_walk(emit_process, rsinfo, &opt);
+	procmem_walk(emit_row, &rows, &opt);
 	return (Datum) 0;
 }
 
@@ -284,15 +212,11 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 {
 	int32		pid = PG_GETARG_INT32(0);
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(1));
-	ReturnSetInfo *rsinfo;
+	process_rows rows = processes_start(fcinfo);
 	procmem_members m;
 	procmem_membership kind;
 	procfs_stat id;
 
-	check_platform();
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, procmem_shapes, lengthof(procmem_shapes));
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
 
@@ -302,38 +226,9 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
 
-	emit_process(rsinfo, pid, kind, &id, &opt);
+	emit_row(&rows, pid, kind, &id, &opt);
 	procmem_members_end(&m);
 	return (Datum) 0;
-}
-
-/* Reads one member's page tables now and with huge pages; appends its row. */
-static bool
-emit_tables(void *dest, pid_t pid, procmem_membership kind,
-			const procfs_stat *id, const procmem_options *opt)
-{
-	ReturnSetInfo *rsinfo = dest;
-	Datum		values[TABLES_NCOLS];
-	bool		nulls[TABLES_NCOLS];
-	procmem_sample s;
-	int			i = 0;
-
-	if (!procmem_read_member(pid, kind, id, opt, &s))
-		return false;
-
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = Int32GetDatum((int32) pid);
-	put_int8(values, nulls, i++, s.status.vm_pte);
-	put_int8(values, nulls, i++, s.tables.bytes);
-	values[i] = BoolGetDatum(s.tables.used_scan != 0);
-	nulls[i++] = s.tables.bytes < 0;
-	if (s.unreadable)
-		values[i++] = unreadable_array(s.unreadable);
-	else
-		nulls[i++] = true;
-	Assert(i == TABLES_NCOLS);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	return true;
 }
 
 /*
@@ -345,19 +240,16 @@ Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(false);
-	ReturnSetInfo *rsinfo;
+	process_rows rows = {NULL, TABLES_NCOLS, false, put_tables};
 	int			hugetlb;
 
-	check_platform();
-	procmem_init_srf(fcinfo);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	check_result_shape(rsinfo->setDesc, tables_shapes, lengthof(tables_shapes));
+	rows.rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));
 	/* no overhead walk: only the tables are wanted */
-	opt.method = PM_METHOD_RSS_ANON;
-	opt.want_tables = 1;
+	opt.method = PROCMEM_METHOD_RSS_ANON;
+	opt.want_tables = true;
 	/* ProcGlobal lives in the main segment, at the same address in every child */
 	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
-		opt.want_tables = 0;	/* no segment to leave out: the figure is NULL */
-	procmem_walk(emit_tables, rsinfo, &opt);
+		opt.want_tables = false;	/* no segment to leave out: the figure is NULL */
+	procmem_walk(emit_row, &rows, &opt);
 	return (Datum) 0;
 }

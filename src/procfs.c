@@ -153,18 +153,14 @@ static const procfs_field status_fields[] = {
 };
 
 static const procfs_field smaps_fields[] = {
-	PROCFS_FIELD(procfs_smaps, "Rss", rss, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss", pss, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_Anon", pss_anon, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_File", pss_file, 1),
 	PROCFS_FIELD(procfs_smaps, "Pss_Shmem", pss_shmem, 1),
 	PROCFS_FIELD(procfs_smaps, "Private_Clean", private_clean, 1),
 	PROCFS_FIELD(procfs_smaps, "Private_Dirty", private_dirty, 1),
-	PROCFS_FIELD(procfs_smaps, "Swap", swap, 1),
 	PROCFS_FIELD(procfs_smaps, "SwapPss", swap_pss, 1),
 };
-
-#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * Parses the value part of a line: blanks, digits, and for kB fields blanks
@@ -253,12 +249,10 @@ procfs_fields_count(const procfs_fieldset *fs)
 	return n;
 }
 
-#define FIELDSET(table, t, sum) {table, NFIELDS(table), ':', sum, (void *) (t)}
-
 void
 procfs_status_init(procfs_status *st)
 {
-	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
 
 	procfs_fields_init(&fs);
 }
@@ -266,7 +260,7 @@ procfs_status_init(procfs_status *st)
 void
 procfs_status_line(void *st, const char *line, size_t len)
 {
-	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
 
 	procfs_fields_line(&fs, line, len);
 }
@@ -274,7 +268,7 @@ procfs_status_line(void *st, const char *line, size_t len)
 int
 procfs_status_count(const procfs_status *st)
 {
-	procfs_fieldset fs = FIELDSET(status_fields, st, 0);
+	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
 
 	return procfs_fields_count(&fs);
 }
@@ -282,7 +276,7 @@ procfs_status_count(const procfs_status *st)
 void
 procfs_smaps_init(procfs_smaps *sm)
 {
-	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
 
 	procfs_fields_init(&fs);
 }
@@ -290,7 +284,7 @@ procfs_smaps_init(procfs_smaps *sm)
 void
 procfs_smaps_line(void *sm, const char *line, size_t len)
 {
-	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
 
 	procfs_fields_line(&fs, line, len);
 }
@@ -298,7 +292,7 @@ procfs_smaps_line(void *sm, const char *line, size_t len)
 int
 procfs_smaps_count(const procfs_smaps *sm)
 {
-	procfs_fieldset fs = FIELDSET(smaps_fields, sm, 1);
+	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
 
 	return procfs_fields_count(&fs);
 }
@@ -360,6 +354,85 @@ int
 procfs_stat_dead(const procfs_stat *st)
 {
 	return st->state == 'Z' || st->state == 'X' || st->state == 'x';
+}
+
+/* /proc/<pid>/maps lines */
+
+static int
+parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t	v = 0;
+	int			n = 0;
+
+	for (; s < end; s++, n++)
+	{
+		int			d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v >> 60)
+			return -1;			/* more than 64 bits */
+		v = (v << 4) | (uint64_t) d;
+	}
+	if (n == 0)
+		return -1;
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int
+expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* "start-end perms offset major:minor inode [path]" */
+int
+procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
+{
+	const char *p = line;
+	const char *end = line + len;
+	uint64_t	ignored;
+
+	if (parse_hex(&p, end, &vma->start) || expect(&p, end, '-') ||
+		parse_hex(&p, end, &vma->end) || expect(&p, end, ' ') ||
+		end - p < 5)
+		return -1;
+	vma->readable = p[0] == 'r';
+	vma->writable = p[1] == 'w';
+	vma->executable = p[2] == 'x';
+	if (p[3] != 's' && p[3] != 'p')
+		return -1;
+	vma->shared = p[3] == 's';
+	p += 4;
+	if (expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ':') || parse_hex(&p, end, &ignored) ||
+		expect(&p, end, ' '))
+		return -1;
+	vma->inode = 0;
+	if (p >= end || *p < '0' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+	{
+		if (vma->inode > (UINT64_MAX - 9) / 10)
+			return -1;
+		vma->inode = vma->inode * 10 + (uint64_t) (*p - '0');
+	}
+	if (p < end && *p != ' ')
+		return -1;
+	return vma->start < vma->end ? 0 : -1;
 }
 
 /* Process titles */
@@ -571,6 +644,18 @@ procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len
 }
 
 procfs_result
+procfs_read_stat(pid_t pid, procfs_stat *st)
+{
+	char		buf[1024];
+	size_t		len;
+	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
+
+	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
+		res = PROCFS_UNREADABLE;
+	return res;
+}
+
+procfs_result
 procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
 {
 	char		path[64];
@@ -671,16 +756,13 @@ procfs_children_scan(pid_t pid, pid_t *out, int cap)
 		return -1;
 	while ((de = readdir(dir)) != NULL && n < cap)
 	{
-		char		buf[1024];
-		size_t		len;
 		procfs_stat st;
 		int64_t		child;
 
 		if (procfs_parse_int(de->d_name, strlen(de->d_name), &child) != 0 ||
 			child <= 0 || child > INT32_MAX)
 			continue;
-		if (procfs_read_file((pid_t) child, "stat", buf, sizeof(buf), &len) == PROCFS_OK &&
-			procfs_parse_stat(buf, len, &st) == 0 && st.ppid == pid)
+		if (procfs_read_stat((pid_t) child, &st) == PROCFS_OK && st.ppid == pid)
 			out[n++] = (pid_t) child;
 	}
 	closedir(dir);

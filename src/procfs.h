@@ -63,6 +63,7 @@ typedef struct procfs_field
 } procfs_field;
 
 #define PROCFS_FIELD(type, key, member, kb) {key, offsetof(type, member), kb}
+#define PROCFS_NFIELDS(table) (sizeof(table) / sizeof((table)[0]))
 
 typedef struct procfs_fieldset
 {
@@ -72,6 +73,10 @@ typedef struct procfs_fieldset
 	int			sum;			/* repeated keys add up (smaps), else first wins */
 	void	   *target;
 } procfs_fieldset;
+
+/* The fieldset of a whole table of fields, filling target */
+#define PROCFS_FIELDSET(table, sep, sum, target) \
+	{table, PROCFS_NFIELDS(table), sep, sum, (void *) (target)}
 
 /* a + b, or PROCFS_MISSING when either is no figure or the sum overflows */
 extern int64_t procfs_sum(int64_t a, int64_t b);
@@ -98,14 +103,12 @@ typedef struct procfs_status
 /* Figures from /proc/<pid>/smaps_rollup, or summed over /proc/<pid>/smaps. */
 typedef struct procfs_smaps
 {
-	int64_t		rss;			/* Rss */
 	int64_t		pss;			/* Pss */
 	int64_t		pss_anon;		/* Pss_Anon (>= 5.3) */
 	int64_t		pss_file;		/* Pss_File (>= 5.3) */
 	int64_t		pss_shmem;		/* Pss_Shmem (>= 5.3) */
 	int64_t		private_clean;	/* Private_Clean */
 	int64_t		private_dirty;	/* Private_Dirty */
-	int64_t		swap;			/* Swap */
 	int64_t		swap_pss;		/* SwapPss (>= 4.3) */
 } procfs_smaps;
 
@@ -127,8 +130,25 @@ extern void procfs_smaps_line(void *sm, const char *line, size_t len);
 extern int	procfs_smaps_count(const procfs_smaps *sm);
 
 extern int	procfs_parse_stat(const char *buf, size_t len, procfs_stat *out);
+/* Reads and parses /proc/<pid>/stat; PROCFS_UNREADABLE when it does not parse. */
+extern procfs_result procfs_read_stat(pid_t pid, procfs_stat *st);
 extern int	procfs_stat_dead(const procfs_stat *st);	/* zombie or dead */
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
+
+/* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */
+typedef struct procfs_vma
+{
+	uint64_t	start;
+	uint64_t	end;
+	int			readable;
+	int			writable;
+	int			executable;
+	int			shared;
+	uint64_t	inode;			/* 0 for anonymous and special mappings */
+} procfs_vma;
+
+/* Parses one /proc/<pid>/maps line; 0 on success. */
+extern int	procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma);
 
 /*
  * Turns a process title read from /proc/<pid>/cmdline ("postgres: [cluster:]

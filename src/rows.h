@@ -58,6 +58,21 @@ check_result_shape(TupleDesc tupdesc, const int *shapes, int nshapes)
 			 errhint("Run ALTER EXTENSION pg_procmem UPDATE, or install the library that matches the SQL objects.")));
 }
 
+/*
+ * Starts a materialized set-returning function whose result has one of the
+ * released shapes; returns where the rows go.
+ */
+static inline ReturnSetInfo *
+start_result_set(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
+{
+	ReturnSetInfo *rsinfo;
+
+	procmem_init_srf(fcinfo);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_result_shape(rsinfo->setDesc, shapes, nshapes);
+	return rsinfo;
+}
+
 /* The one-row result of a function with OUT parameters, of a known shape. */
 static inline Datum
 one_row(FunctionCallInfo fcinfo, const int *shapes, int nshapes, Datum *values, bool *nulls)

@@ -6,21 +6,21 @@
 
 #include <string.h>
 
-static const char *const file_names[PM_NFILES] = {
-	[PM_FILE_STAT] = "stat",
-	[PM_FILE_STATUS] = "status",
-	[PM_FILE_SMAPS_ROLLUP] = "smaps_rollup",
-	[PM_FILE_SMAPS] = "smaps",
-	[PM_FILE_MAPS] = "maps",
-	[PM_FILE_PAGEMAP] = "pagemap",
-	[PM_FILE_OOM_SCORE] = "oom_score",
-	[PM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
+static const char *const file_names[PROCMEM_NFILES] = {
+	[PROCMEM_FILE_STAT] = "stat",
+	[PROCMEM_FILE_STATUS] = "status",
+	[PROCMEM_FILE_SMAPS_ROLLUP] = "smaps_rollup",
+	[PROCMEM_FILE_SMAPS] = "smaps",
+	[PROCMEM_FILE_MAPS] = "maps",
+	[PROCMEM_FILE_PAGEMAP] = "pagemap",
+	[PROCMEM_FILE_OOM_SCORE] = "oom_score",
+	[PROCMEM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
 };
 
 const char *
 procmem_file_name(procmem_file f)
 {
-	return (f >= 0 && f < PM_NFILES) ? file_names[f] : "?";
+	return (f >= 0 && f < PROCMEM_NFILES) ? file_names[f] : "?";
 }
 
 const char *
@@ -28,25 +28,13 @@ procmem_method_name(procmem_method m)
 {
 	switch (m)
 	{
-		case PM_METHOD_PAGEMAP:
+		case PROCMEM_METHOD_PAGEMAP:
 			return "pagemap";
-		case PM_METHOD_RSS_ANON:
+		case PROCMEM_METHOD_RSS_ANON:
 			return "rss_anon";
 		default:
 			return NULL;
 	}
-}
-
-procfs_result
-procmem_read_stat(pid_t pid, procfs_stat *st)
-{
-	char		buf[1024];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
 }
 
 /* Reads a one-number file such as oom_score; failures mark it unreadable. */
@@ -85,32 +73,32 @@ read_smaps(pid_t pid, procmem_sample *s)
 {
 	procfs_result res;
 
-	res = procfs_read_lines(pid, file_names[PM_FILE_SMAPS_ROLLUP],
+	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_SMAPS_ROLLUP],
 							procfs_smaps_line, &s->smaps);
 	if (res == PROCFS_OK)
 		return 0;
 	procfs_smaps_init(&s->smaps);
 	if (res != PROCFS_GONE)
-		return failed(s, PM_FILE_SMAPS_ROLLUP, res);
+		return failed(s, PROCMEM_FILE_SMAPS_ROLLUP, res);
 
 	/* no such file (Linux < 4.14), or no such process: smaps tells */
-	res = procfs_read_lines(pid, file_names[PM_FILE_SMAPS],
+	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_SMAPS],
 							procfs_smaps_line, &s->smaps);
 	if (res == PROCFS_OK)
 		return 0;
 	procfs_smaps_init(&s->smaps);
-	return failed(s, PM_FILE_SMAPS, res);
+	return failed(s, PROCMEM_FILE_SMAPS, res);
 }
 
 static int
 read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 {
-	procfs_result res = procfs_read_anon(pid, opt->pagemap_flags, &s->anon);
+	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &s->anon);
 
 	if (res == PROCFS_OK)
 		return 0;
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
-	return failed(s, s->anon.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
+	return failed(s, s->anon.failed_file ? PROCMEM_FILE_PAGEMAP : PROCMEM_FILE_MAPS, res);
 }
 
 static int
@@ -119,13 +107,13 @@ read_tables(pid_t pid, const procmem_options *opt, procmem_sample *s)
 	/* the segment's resident part: RssShmem, or HugetlbPages if it is hugetlb */
 	int64_t		resident = s->status.rss_shmem > s->status.hugetlb ?
 		s->status.rss_shmem : s->status.hugetlb;
-	procfs_result res = procfs_read_tables(pid, opt->pagemap_flags, opt->seg_start, opt->seg_end,
-										   resident, &s->tables);
+	procfs_result res = pagetables_read(pid, opt->pagemap_flags, opt->seg_start, opt->seg_end,
+										resident, &s->tables);
 
 	if (res == PROCFS_OK)
 		return 0;
 	s->tables.bytes = PROCFS_MISSING;
-	return failed(s, s->tables.failed_file ? PM_FILE_PAGEMAP : PM_FILE_MAPS, res);
+	return failed(s, s->tables.failed_file ? PROCMEM_FILE_PAGEMAP : PROCMEM_FILE_MAPS, res);
 }
 
 int64_t
@@ -133,20 +121,20 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 {
 	int64_t		v;
 
-	*method = PM_METHOD_AUTO;
-	if (wanted != PM_METHOD_RSS_ANON)
+	*method = PROCMEM_METHOD_AUTO;
+	if (wanted != PROCMEM_METHOD_RSS_ANON)
 	{
 		v = procfs_sum(s->anon.exclusive, s->status.vm_pte);
-		if (v >= 0 || wanted == PM_METHOD_PAGEMAP)
+		if (v >= 0 || wanted == PROCMEM_METHOD_PAGEMAP)
 		{
 			if (v >= 0)
-				*method = PM_METHOD_PAGEMAP;
+				*method = PROCMEM_METHOD_PAGEMAP;
 			return v;
 		}
 	}
 	v = procfs_sum(s->status.rss_anon, s->status.vm_pte);
 	if (v >= 0)
-		*method = PM_METHOD_RSS_ANON;
+		*method = PROCMEM_METHOD_RSS_ANON;
 	return v;
 }
 
@@ -161,19 +149,19 @@ sample_init(procmem_sample *s)
 	s->tables.bytes = PROCFS_MISSING;
 	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
 	s->overhead = PROCFS_MISSING;
-	s->overhead_method = PM_METHOD_AUTO;
+	s->overhead_method = PROCMEM_METHOD_AUTO;
 }
 
 void
 procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
 {
 	sample_init(s);
-	s->unreadable = (1u << PM_FILE_STAT) | (1u << PM_FILE_STATUS) |
-		(1u << PM_FILE_OOM_SCORE) | (1u << PM_FILE_OOM_SCORE_ADJ);
-	if (opt->method != PM_METHOD_RSS_ANON || opt->want_tables)
-		s->unreadable |= 1u << PM_FILE_PAGEMAP;
+	s->unreadable = (1u << PROCMEM_FILE_STAT) | (1u << PROCMEM_FILE_STATUS) |
+		(1u << PROCMEM_FILE_OOM_SCORE) | (1u << PROCMEM_FILE_OOM_SCORE_ADJ);
+	if (opt->method != PROCMEM_METHOD_RSS_ANON || opt->want_tables)
+		s->unreadable |= 1u << PROCMEM_FILE_PAGEMAP;
 	if (opt->want_pss)
-		s->unreadable |= 1u << PM_FILE_SMAPS_ROLLUP;
+		s->unreadable |= 1u << PROCMEM_FILE_SMAPS_ROLLUP;
 }
 
 procmem_sample_result
@@ -186,32 +174,32 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	sample_init(s);
 	if (identity)
 		s->stat = *identity;
-	else if (procmem_read_stat(pid, &s->stat) != PROCFS_OK)
+	else if (procfs_read_stat(pid, &s->stat) != PROCFS_OK)
 		return SAMPLE_GONE;
 	if (procfs_stat_dead(&s->stat))
 		return SAMPLE_GONE;
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
 		return SAMPLE_NOT_CHILD;
 
-	res = procfs_read_lines(pid, file_names[PM_FILE_STATUS],
+	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_STATUS],
 							procfs_status_line, &s->status);
 	if (res != PROCFS_OK)
 	{
 		procfs_status_init(&s->status);
-		if (failed(s, PM_FILE_STATUS, res))
+		if (failed(s, PROCMEM_FILE_STATUS, res))
 			return SAMPLE_GONE;
 	}
 	else if (s->status.vm_rss < 0)
 		return SAMPLE_GONE;		/* no Vm* lines: it has released its memory */
 
-	if (opt->method != PM_METHOD_RSS_ANON && read_anon(pid, opt, s))
+	if (opt->method != PROCMEM_METHOD_RSS_ANON && read_anon(pid, opt, s))
 		return SAMPLE_GONE;
 	if (opt->want_tables && read_tables(pid, opt, s))
 		return SAMPLE_GONE;
 	if (opt->want_pss && read_smaps(pid, s))
 		return SAMPLE_GONE;
-	s->oom_score = read_number(pid, PM_FILE_OOM_SCORE, &s->unreadable);
-	s->oom_score_adj = read_number(pid, PM_FILE_OOM_SCORE_ADJ, &s->unreadable);
+	s->oom_score = read_number(pid, PROCMEM_FILE_OOM_SCORE, &s->unreadable);
+	s->oom_score_adj = read_number(pid, PROCMEM_FILE_OOM_SCORE_ADJ, &s->unreadable);
 	if (opt->want_cmdline &&
 		procfs_read_file(pid, "cmdline", s->cmdline, sizeof(s->cmdline),
 						 &s->cmdline_len) != PROCFS_OK)
@@ -219,7 +207,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	s->overhead = procmem_overhead(s, opt->method, &s->overhead_method);
 
 	/* the same process, still alive, from start to end of the reads? */
-	if (procmem_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
+	if (procfs_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
 		after.starttime != s->stat.starttime)
 		return SAMPLE_GONE;
 	return SAMPLE_OK;

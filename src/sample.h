@@ -10,6 +10,8 @@
 #ifndef PROCMEM_SAMPLE_H
 #define PROCMEM_SAMPLE_H
 
+#include <stdbool.h>
+
 #include "pagemap.h"
 #include "pagetables.h"
 #include "procfs.h"
@@ -17,15 +19,15 @@
 /* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
 typedef enum procmem_file
 {
-	PM_FILE_STAT = 0,			/* unreadable only when /proc hides the process */
-	PM_FILE_STATUS,
-	PM_FILE_SMAPS_ROLLUP,
-	PM_FILE_SMAPS,				/* read only where smaps_rollup does not exist */
-	PM_FILE_MAPS,
-	PM_FILE_PAGEMAP,
-	PM_FILE_OOM_SCORE,
-	PM_FILE_OOM_SCORE_ADJ,
-	PM_NFILES
+	PROCMEM_FILE_STAT = 0,		/* unreadable only when /proc hides the process */
+	PROCMEM_FILE_STATUS,
+	PROCMEM_FILE_SMAPS_ROLLUP,
+	PROCMEM_FILE_SMAPS,			/* read only where smaps_rollup does not exist */
+	PROCMEM_FILE_MAPS,
+	PROCMEM_FILE_PAGEMAP,
+	PROCMEM_FILE_OOM_SCORE,
+	PROCMEM_FILE_OOM_SCORE_ADJ,
+	PROCMEM_NFILES
 } procmem_file;
 
 typedef enum procmem_sample_result
@@ -38,18 +40,18 @@ typedef enum procmem_sample_result
 /* How overhead is measured (the pg_procmem.overhead_method setting). */
 typedef enum procmem_method
 {
-	PM_METHOD_AUTO = 0,			/* pagemap, else rss_anon */
-	PM_METHOD_PAGEMAP,			/* exclusive anonymous pages + page tables */
-	PM_METHOD_RSS_ANON			/* RssAnon + page tables: over-counts COW pages */
+	PROCMEM_METHOD_AUTO = 0,	/* pagemap, else rss_anon */
+	PROCMEM_METHOD_PAGEMAP,		/* exclusive anonymous pages + page tables */
+	PROCMEM_METHOD_RSS_ANON		/* RssAnon + page tables: over-counts COW pages */
 } procmem_method;
 
 typedef struct procmem_options
 {
-	int			want_pss;		/* read smaps_rollup: costly, see README */
+	bool		want_pss;		/* read smaps_rollup: costly, see README */
 	procmem_method method;
-	unsigned	pagemap_flags;	/* PROCFS_NO_PAGEMAP_SCAN, ... */
-	int			want_cmdline;	/* read the process title too */
-	int			want_tables;	/* page tables with the segment in huge pages */
+	unsigned	pagemap_flags;	/* PAGEMAP_NO_SCAN, ... */
+	bool		want_cmdline;	/* read the process title too */
+	bool		want_tables;	/* page tables with the segment in huge pages */
 	uint64_t	seg_start;		/* ... the main segment, for want_tables */
 	uint64_t	seg_end;
 } procmem_options;
@@ -59,8 +61,8 @@ typedef struct procmem_sample
 	procfs_stat stat;			/* identity, from the first stat read */
 	procfs_status status;
 	procfs_smaps smaps;			/* all missing unless want_pss */
-	procfs_anon anon;			/* negative unless read by the pagemap method */
-	procfs_tables tables;		/* bytes negative unless want_tables */
+	pagemap_anon anon;			/* negative unless read by the pagemap method */
+	pagetables_estimate tables; /* bytes negative unless want_tables */
 	int64_t		oom_score;		/* valid unless its file is unreadable */
 	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
 	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */
@@ -101,8 +103,5 @@ extern int64_t procmem_overhead(const procmem_sample *s, procmem_method wanted,
 extern const char *procmem_method_name(procmem_method m);
 
 extern const char *procmem_file_name(procmem_file f);
-
-/* Reads /proc/<pid>/stat; 0 on success. */
-extern procfs_result procmem_read_stat(pid_t pid, procfs_stat *st);
 
 #endif							/* PROCMEM_SAMPLE_H */

@@ -220,7 +220,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	p->page_tables = s.status.vm_pte;
 	p->rss = s.status.vm_rss;
 	p->swap = s.status.vm_swap;
-	p->oom_score = (s.unreadable & (1u << PM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
+	p->oom_score = (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
 		HISTORY_NO_SCORE : (int32) s.oom_score;
 	p->context_bytes = procmem_contexts_total_of(st->contexts, st->ncontexts, pid);
 
@@ -442,7 +442,7 @@ take_sample(MemoryContext cxt)
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
 	/* what procmem_check_proc_visible() would ERROR on: said once, not fatal */
-	if (procmem_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
+	if (procfs_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
 		procmem_walk(sample_process, &st, &opt);
 	else if (!proc_hidden_said)
 	{

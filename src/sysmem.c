@@ -4,7 +4,6 @@
  *		headers).
  */
 #include "sysmem.h"
-#include "pagemap.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -13,8 +12,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* /proc/meminfo */
 
@@ -39,7 +36,7 @@ static const procfs_field meminfo_fields[] = {
 void
 sysmem_meminfo_init(sysmem_meminfo *mi)
 {
-	procfs_fieldset fs = {meminfo_fields, NFIELDS(meminfo_fields), ':', 0, mi};
+	procfs_fieldset fs = PROCFS_FIELDSET(meminfo_fields, ':', 0, mi);
 
 	procfs_fields_init(&fs);
 }
@@ -47,7 +44,7 @@ sysmem_meminfo_init(sysmem_meminfo *mi)
 void
 sysmem_meminfo_line(void *mi, const char *line, size_t len)
 {
-	procfs_fieldset fs = {meminfo_fields, NFIELDS(meminfo_fields), ':', 0, mi};
+	procfs_fieldset fs = PROCFS_FIELDSET(meminfo_fields, ':', 0, mi);
 
 	procfs_fields_line(&fs, line, len);
 }
@@ -309,6 +306,15 @@ sysmem_find_cgroup(sysmem_cgroup *cg)
 
 /* The cgroup's files */
 
+/* The length of a sysfs or cgroup value without its trailing newline and blanks */
+static size_t
+trimmed_len(const char *buf, size_t len)
+{
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	return len;
+}
+
 /* v1 writes "no limit" as LONG_MAX rounded down to a page */
 static int64_t
 no_limit_as_missing(int64_t v)
@@ -321,8 +327,7 @@ sysmem_parse_limit(const char *buf, size_t len)
 {
 	int64_t		v;
 
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
+	len = trimmed_len(buf, len);
 	if (len == 3 && memcmp(buf, "max", 3) == 0)
 		return PROCFS_MISSING;
 	if (procfs_parse_int(buf, len, &v) != 0 || v < 0)
@@ -468,9 +473,9 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->limit = read_limit(cg->dir, "memory.max");
 		m->high = read_limit(cg->dir, "memory.high");
 		m->swap_usage = read_limit(cg->dir, "memory.swap.current");
-		read_keyed(cg->dir, "memory.stat", v2_stat, NFIELDS(v2_stat), m);
-		read_keyed(cg->dir, "memory.events", v2_events, NFIELDS(v2_events), m);
-		walk_limits(cg, "memory.max", "memory.current", v2_stat, NFIELDS(v2_stat),
+		read_keyed(cg->dir, "memory.stat", v2_stat, PROCFS_NFIELDS(v2_stat), m);
+		read_keyed(cg->dir, "memory.events", v2_events, PROCFS_NFIELDS(v2_events), m);
+		walk_limits(cg, "memory.max", "memory.current", v2_stat, PROCFS_NFIELDS(v2_stat),
 					&m->effective_limit, &m->room, &m->tight_limit, &m->tight_room);
 	}
 	else if (cg->version == 1)
@@ -481,11 +486,11 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->limit = read_limit(cg->dir, "memory.limit_in_bytes");
 		m->kernel = read_limit(cg->dir, "memory.kmem.usage_in_bytes");
 		m->failcnt = read_limit(cg->dir, "memory.failcnt");
-		read_keyed(cg->dir, "memory.stat", v1_stat, NFIELDS(v1_stat), m);
-		read_keyed(cg->dir, "memory.oom_control", v1_oom, NFIELDS(v1_oom), m);
-		read_keyed(cg->dir, "memory.stat", v1_hier_field, NFIELDS(v1_hier_field), &h);
+		read_keyed(cg->dir, "memory.stat", v1_stat, PROCFS_NFIELDS(v1_stat), m);
+		read_keyed(cg->dir, "memory.oom_control", v1_oom, PROCFS_NFIELDS(v1_oom), m);
+		read_keyed(cg->dir, "memory.stat", v1_hier_field, PROCFS_NFIELDS(v1_hier_field), &h);
 		walk_limits(cg, "memory.limit_in_bytes", "memory.usage_in_bytes", v1_stat,
-					NFIELDS(v1_stat), &walked_limit, &m->room, &m->tight_limit, &m->tight_room);
+					PROCFS_NFIELDS(v1_stat), &walked_limit, &m->room, &m->tight_limit, &m->tight_room);
 		/* the kernel's hierarchical figure also sees ancestors above the mount */
 		m->effective_limit = h.limit < 0 ? walked_limit : no_limit_as_missing(h.limit);
 	}
@@ -520,8 +525,7 @@ sysmem_parse_size(const char *buf, size_t len)
 	int64_t		v;
 	int			shift = 0;
 
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
+	len = trimmed_len(buf, len);
 	if (len > 0)
 	{
 		switch (buf[len - 1])

@@ -1,6 +1,6 @@
 /*
  * walk.h
- *		Visiting every process of this server (pg_procmem.c): what the
+ *		Visiting every process of this server (walk.c): what the
  *		SQL-callable functions and the sampler share.
  */
 #ifndef PROCMEM_WALK_H

@@ -28,8 +28,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		if (vma.start >= vma.end)
 			abort();
-		(void) procfs_vma_wanted(&vma, 0);
-		(void) procfs_vma_wanted(&vma, 1);
+		(void) pagemap_vma_wanted(&vma, 0);
+		(void) pagemap_vma_wanted(&vma, 1);
 	}
 	v = sysmem_parse_limit(s, size);
 	if (v < -2)

@@ -42,8 +42,8 @@ tally_line(void *arg, const char *line, size_t len)
 		return;
 	t->parsed++;
 	t->shared += vma.shared;
-	t->wanted_scan += procfs_vma_wanted(&vma, 1);
-	t->wanted_noscan += procfs_vma_wanted(&vma, 0);
+	t->wanted_scan += pagemap_vma_wanted(&vma, 1);
+	t->wanted_noscan += pagemap_vma_wanted(&vma, 0);
 }
 
 static void
@@ -94,13 +94,13 @@ test_maps_lines(void)
 	ok(procfs_parse_maps_line(text, strlen(text), &v) == 0 && v.inode == 1234567 &&
 	   v.executable && !v.writable && !v.shared && v.start == 0x55d1c6d2e000,
 	   "maps line: program text");
-	ok(!procfs_vma_wanted(&v, 1), "program text is not read");
-	ok(procfs_parse_maps_line(anonx, strlen(anonx), &v) == 0 && procfs_vma_wanted(&v, 1),
+	ok(!pagemap_vma_wanted(&v, 1), "program text is not read");
+	ok(procfs_parse_maps_line(anonx, strlen(anonx), &v) == 0 && pagemap_vma_wanted(&v, 1),
 	   "anonymous executable memory (JIT code) is read");
-	ok(procfs_parse_maps_line(relro, strlen(relro), &v) == 0 && procfs_vma_wanted(&v, 0),
+	ok(procfs_parse_maps_line(relro, strlen(relro), &v) == 0 && pagemap_vma_wanted(&v, 0),
 	   "read-only private file data (RELRO, copy-on-write) is read");
 	ok(procfs_parse_maps_line(none, strlen(none), &v) == 0 &&
-	   procfs_vma_wanted(&v, 1) && !procfs_vma_wanted(&v, 0),
+	   pagemap_vma_wanted(&v, 1) && !pagemap_vma_wanted(&v, 0),
 	   "PROT_NONE: scanned with PAGEMAP_SCAN, skipped without");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		rejected += procfs_parse_maps_line(bad[i], strlen(bad[i]), &v) != 0;
@@ -118,10 +118,10 @@ test_entries(void)
 		PM_ENTRY_SWAPPED | PM_ENTRY_EXCLUSIVE,	/* in swap, not RAM */
 		PM_ENTRY_PRESENT | PM_ENTRY_EXCLUSIVE | 0x12345,	/* PFN bits ignored */
 	};
-	procfs_anon a;
+	pagemap_anon a;
 
 	memset(&a, 0, sizeof(a));
-	procfs_count_entries(e, sizeof(e) / sizeof(e[0]), 4096, &a);
+	pagemap_count_entries(e, sizeof(e) / sizeof(e[0]), 4096, &a);
 	is_i64(a.exclusive, 2 * 4096, "entries: present exclusive anonymous pages");
 	is_i64(a.shared, 4096, "entries: present shared anonymous pages");
 }
@@ -178,7 +178,7 @@ test_live(void)
 {
 	char	   *inherited = touched(MB(8));
 	pid_t		child;
-	procfs_anon a[4];
+	pagemap_anon a[4];
 	int			same = 1;
 	int64_t		anonymous;
 	procfs_result res;
@@ -204,10 +204,10 @@ test_live(void)
 	 */
 	for (int round = 0; round < 2; round++)
 		for (unsigned f = 0; f < 4; f++)
-			res_f[f] = procfs_read_anon(child, f, &a[f]);
+			res_f[f] = pagemap_read_anon(child, f, &a[f]);
 	for (unsigned f = 0; f < 4; f++)
 		ok(res_f[f] == PROCFS_OK, "live: read with%s PAGEMAP_SCAN, with%s PROCMAP_QUERY",
-		   f & PROCFS_NO_PAGEMAP_SCAN ? "out" : "", f & PROCFS_NO_PROCMAP_QUERY ? "out" : "");
+		   f & PAGEMAP_NO_SCAN ? "out" : "", f & PAGEMAP_NO_PROCMAP_QUERY ? "out" : "");
 	if (getenv("PROCMEM_UNDER_VALGRIND"))
 	{
 		/* valgrind's own memory moves under both processes: no figure holds */
@@ -240,10 +240,10 @@ test_live(void)
 
 		waitid(P_PID, child, &info, WEXITED | WNOWAIT);	/* a zombie, not reaped */
 	}
-	res = procfs_read_anon(child, 0, &a[0]);
+	res = pagemap_read_anon(child, 0, &a[0]);
 	ok(res != PROCFS_OK, "live: a zombie's anonymous memory is not reported (%d)", (int) res);
 	waitpid(child, NULL, 0);
-	res = procfs_read_anon(child, 0, &a[0]);
+	res = pagemap_read_anon(child, 0, &a[0]);
 	is_i64(res, PROCFS_GONE, "live: a reaped pid is gone");
 	munmap(inherited, MB(8));
 }

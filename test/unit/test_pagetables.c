@@ -85,7 +85,7 @@ test_live(void)
 		mmap((void *) (uintptr_t) start, SEGMENT, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	int64_t		page = sysconf(_SC_PAGESIZE);
-	procfs_tables t[2];
+	pagetables_estimate t[2];
 	procfs_result res[2];
 	pid_t		child;
 	int64_t		pte;
@@ -100,8 +100,8 @@ test_live(void)
 	child = child_with(segment, 0);
 	pte = vm_pte(child);
 	for (unsigned f = 0; f < 2; f++)
-		res[f] = procfs_read_tables(child, f ? PROCFS_NO_PAGEMAP_SCAN : 0,
-									start, start + SEGMENT, 0, &t[f]);
+		res[f] = pagetables_read(child, f ? PAGEMAP_NO_SCAN : 0,
+								 start, start + SEGMENT, 0, &t[f]);
 	ok(res[0] == PROCFS_OK && res[1] == PROCFS_OK, "untouched: read on both paths");
 	ok(t[0].bytes > 0 && t[0].bytes == pte,
 	   "untouched: the tables counted are VmPTE (%lld kB = %lld kB)",
@@ -115,8 +115,8 @@ test_live(void)
 	child = child_with(segment, 24);
 	pte = vm_pte(child);
 	for (unsigned f = 0; f < 2; f++)
-		res[f] = procfs_read_tables(child, f ? PROCFS_NO_PAGEMAP_SCAN : 0,
-									start, start + SEGMENT, 24 * page, &t[f]);
+		res[f] = pagetables_read(child, f ? PAGEMAP_NO_SCAN : 0,
+								 start, start + SEGMENT, 24 * page, &t[f]);
 	ok(res[0] == PROCFS_OK && res[1] == PROCFS_OK, "touched: read on both paths");
 	ok(t[0].bytes + 24 * page == pte,
 	   "touched: VmPTE (%lld kB) = the tables counted (%lld kB) + the segment's 24 PTE pages",
@@ -130,7 +130,7 @@ test_live(void)
 	if (child == 0)
 		_exit(0);
 	waitpid(child, NULL, 0);
-	is_i64(procfs_read_tables(child, 0, start, start + SEGMENT, 0, &t[0]), PROCFS_GONE,
+	is_i64(pagetables_read(child, 0, start, start + SEGMENT, 0, &t[0]), PROCFS_GONE,
 		   "a reaped pid is gone");
 	munmap(reserve, SEGMENT + MB(1024));
 }

@@ -1,0 +1,79 @@
+/*
+ * walk.c
+ *		Visiting every process of this server, for the SQL-callable functions
+ *		(pg_procmem.c) and the sampler (sampler.c) alike.
+ */
+#include "compat.h"
+
+#include "members.h"
+#include "sample.h"
+#include "settings.h"
+#include "walk.h"
+
+/* The options the settings ask for; with_pss also reads smaps_rollup. */
+procmem_options
+procmem_current_options(bool with_pss)
+{
+	procmem_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.want_pss = with_pss;
+	opt.method = (procmem_method) procmem_overhead_method;
+	opt.pagemap_flags = procmem_pagemap_ioctls ? 0 :
+		PAGEMAP_NO_SCAN | PAGEMAP_NO_PROCMAP_QUERY;
+	return opt;
+}
+
+/*
+ * Reads one member, as procmem_member() classed it; false when it is gone
+ * or changed meanwhile. A member /proc hides is a sample all the same: who
+ * it is comes from PostgreSQL, its memory is unknown (procmem_sample_hidden).
+ */
+bool
+procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
+					const procmem_options *opt, procmem_sample *s)
+{
+	if (kind == MEMBER_HIDDEN)
+	{
+		procmem_sample_hidden(opt, s);
+		return true;
+	}
+	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+		return false;
+	/* the membership check's stat is the identity the sample keeps to */
+	return procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
+							   id, opt, s) == SAMPLE_OK;
+}
+
+/*
+ * Visits every live process of this server: the postmaster, every process
+ * with a PGPROC, and the postmaster's other children. A process that exits
+ * while being read is left out.
+ */
+void
+procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
+{
+	procmem_members m;
+	pid_t	   *pids;
+	int			n;
+	int			skipped = 0;
+
+	procmem_check_proc_visible();
+	procmem_members_begin(&m);
+	pids = procmem_candidates(&n);
+	for (int i = 0; i < n; i++)
+	{
+		procfs_stat id;
+		procmem_membership kind;
+
+		CHECK_FOR_INTERRUPTS();
+		kind = procmem_member(&m, pids[i], &id);
+		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
+			!visit(dest, pids[i], kind, &id, opt))
+			skipped++;
+	}
+	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
+		 n, skipped);
+	procmem_members_end(&m);
+	pfree(pids);
+}
