@@ -699,6 +699,9 @@ static int
 put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 {
 	const history_process *p = &e->u.proc;
+	/* the bigint columns, in order */
+	const int64 bytes[] = {p->overhead, p->private_anon, p->page_tables, p->rss, p->swap,
+		p->context_bytes};
 
 	values[i++] = Int32GetDatum(e->pid);
 	FIELD(values, nulls, i++, p->backend_type);
@@ -712,12 +715,8 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	nulls[i++] = p->leader_pid == 0;
 	put_time(values, nulls, i++, p->backend_start);
 	put_time(values, nulls, i++, p->query_start);
-	put_int8(values, nulls, i++, p->overhead);
-	put_int8(values, nulls, i++, p->private_anon);
-	put_int8(values, nulls, i++, p->page_tables);
-	put_int8(values, nulls, i++, p->rss);
-	put_int8(values, nulls, i++, p->swap);
-	put_int8(values, nulls, i++, p->context_bytes);
+	for (int k = 0; k < lengthof(bytes); k++)
+		put_int8(values, nulls, i++, bytes[k]);
 	put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
 	return i;
 }
@@ -727,19 +726,15 @@ static int
 put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 {
 	const history_system *s = &e->u.sys;
+	/* the bigint columns, in order */
+	const int64 figures[] = {s->mem_total, s->mem_available, s->swap_used, s->page_tables,
+		s->hugepages_total, s->hugepages_free, s->cgroup_usage, s->cgroup_limit,
+		s->cgroup_oom_kills, s->connections};
 
 	put_time(values, nulls, i++, s->run_started);
 	values[i++] = Int32GetDatum(s->processes);
-	put_int8(values, nulls, i++, s->mem_total);
-	put_int8(values, nulls, i++, s->mem_available);
-	put_int8(values, nulls, i++, s->swap_used);
-	put_int8(values, nulls, i++, s->page_tables);
-	put_int8(values, nulls, i++, s->hugepages_total);
-	put_int8(values, nulls, i++, s->hugepages_free);
-	put_int8(values, nulls, i++, s->cgroup_usage);
-	put_int8(values, nulls, i++, s->cgroup_limit);
-	put_int8(values, nulls, i++, s->cgroup_oom_kills);
-	put_int8(values, nulls, i++, s->connections);
+	for (int k = 0; k < lengthof(figures); k++)
+		put_int8(values, nulls, i++, figures[k]);
 	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
 	return i;
 }

@@ -430,17 +430,14 @@ query_vmas(anon_reader *r)
 }
 
 static void
-maps_line(void *arg, const char *line, size_t len)
+maps_vma(void *arg, const procfs_vma *vma)
 {
 	anon_reader *r = arg;
-	procfs_vma	vma;
 
-	if (procfs_parse_maps_line(line, len, &vma) != 0)
-		return;
 	if (!r->have_scan)
-		read_vma(r, &vma);
-	else if (vma.shared && !(vma.start >> 63))
-		add_shared(r, vma.start, vma.end);
+		read_vma(r, vma);
+	else if (vma->shared && !(vma->start >> 63))
+		add_shared(r, vma->start, vma->end);
 }
 
 procfs_result
@@ -462,7 +459,7 @@ pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
 
 	if ((flags & PAGEMAP_NO_PROCMAP_QUERY) || query_vmas(&r) < 0)
 	{
-		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
+		procfs_result res = procfs_read_maps(pid, maps_vma, &r);
 
 		if (res != PROCFS_OK)
 			pagemap_fail(&r.pm, res, 0);

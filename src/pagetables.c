@@ -143,21 +143,20 @@ guess_segment(tables_reader *r, uint64_t start, uint64_t end)
 }
 
 static void
-maps_line(void *arg, const char *line, size_t len)
+maps_vma(void *arg, const procfs_vma *vma)
 {
 	tables_reader *r = arg;
-	procfs_vma	vma;
 
-	if (r->pm.res != PROCFS_OK || procfs_parse_maps_line(line, len, &vma) != 0)
+	if (r->pm.res != PROCFS_OK)
 		return;
-	if (vma.start >> 63)
+	if (vma->start >> 63)
 		return;					/* [vsyscall]: kernel address space */
-	if (vma.start < r->seg_end && vma.end > r->seg_start)
-		guess_segment(r, vma.start > r->seg_start ? vma.start : r->seg_start,
-					  vma.end < r->seg_end ? vma.end : r->seg_end);
+	if (vma->start < r->seg_end && vma->end > r->seg_start)
+		guess_segment(r, vma->start > r->seg_start ? vma->start : r->seg_start,
+					  vma->end < r->seg_end ? vma->end : r->seg_end);
 	else
 		/* every pagemap entry; PROT_NONE too: mprotect keeps pages */
-		pagemap_read_entries(&r->pm, vma.start, vma.end, entries_in_use, r);
+		pagemap_read_entries(&r->pm, vma->start, vma->end, entries_in_use, r);
 }
 
 static int
@@ -221,7 +220,7 @@ pagetables_read(pid_t pid, unsigned flags, uint64_t seg_start, uint64_t seg_end,
 	}
 	else
 	{
-		procfs_result res = procfs_read_lines(pid, "maps", maps_line, &r);
+		procfs_result res = procfs_read_maps(pid, maps_vma, &r);
 		uint64_t	entry;
 
 		if (res != PROCFS_OK)

@@ -28,6 +28,20 @@ procfs_lines_init(procfs_lines *lb, procfs_line_fn fn, void *arg)
 	lb->overlong = 0;
 }
 
+const char *
+procfs_next_line(const char **p, const char *end, size_t *len)
+{
+	const char *line = *p;
+	const char *nl;
+
+	if (line >= end)
+		return NULL;
+	nl = memchr(line, '\n', (size_t) (end - line));
+	*len = (size_t) ((nl ? nl : end) - line);
+	*p = nl ? nl + 1 : end;
+	return line;
+}
+
 void
 procfs_lines_feed(procfs_lines *lb, const char *buf, size_t len)
 {
@@ -249,52 +263,21 @@ procfs_fields_count(const procfs_fieldset *fs)
 	return n;
 }
 
-void
-procfs_status_init(procfs_status *st)
+procfs_fieldset
+procfs_status_fields(procfs_status *st)
 {
 	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
 
-	procfs_fields_init(&fs);
+	return fs;
 }
 
-void
-procfs_status_line(void *st, const char *line, size_t len)
+procfs_fieldset
+procfs_smaps_fields(procfs_smaps *sm)
 {
-	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
-
-	procfs_fields_line(&fs, line, len);
-}
-
-int
-procfs_status_count(const procfs_status *st)
-{
-	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
-
-	return procfs_fields_count(&fs);
-}
-
-void
-procfs_smaps_init(procfs_smaps *sm)
-{
+	/* smaps (before Linux 4.14) repeats every key once a mapping: summed */
 	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
 
-	procfs_fields_init(&fs);
-}
-
-void
-procfs_smaps_line(void *sm, const char *line, size_t len)
-{
-	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
-
-	procfs_fields_line(&fs, line, len);
-}
-
-int
-procfs_smaps_count(const procfs_smaps *sm)
-{
-	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
-
-	return procfs_fields_count(&fs);
+	return fs;
 }
 
 /*
@@ -432,7 +415,36 @@ procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
 	}
 	if (p < end && *p != ' ')
 		return -1;
+	while (p < end && *p == ' ')
+		p++;
+	vma->path = p;
+	vma->path_len = (size_t) (end - p);
 	return vma->start < vma->end ? 0 : -1;
+}
+
+typedef struct maps_reader
+{
+	procfs_vma_fn fn;
+	void	   *arg;
+} maps_reader;
+
+static void
+maps_line(void *arg, const char *line, size_t len)
+{
+	maps_reader *r = arg;
+	procfs_vma	vma;
+
+	if (procfs_parse_maps_line(line, len, &vma) == 0)
+		r->fn(r->arg, &vma);
+}
+
+procfs_result
+procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg)
+{
+	maps_reader r = {fn, arg};
+
+	return pid == 0 ? procfs_read_path_lines("/proc/self/maps", maps_line, &r) :
+		procfs_read_lines(pid, "maps", maps_line, &r);
 }
 
 /* Process titles */

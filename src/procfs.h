@@ -45,6 +45,9 @@ typedef struct procfs_lines
 	char		carry[512];
 } procfs_lines;
 
+/* The next line of a buffer held whole, from *p up to end, without its '\n'
+ * (len); moves *p past it. NULL at the end. */
+extern const char *procfs_next_line(const char **p, const char *end, size_t *len);
 extern void procfs_lines_init(procfs_lines *lb, procfs_line_fn fn, void *arg);
 extern void procfs_lines_feed(procfs_lines *lb, const char *buf, size_t len);
 extern void procfs_lines_finish(procfs_lines *lb);
@@ -121,13 +124,13 @@ typedef struct procfs_stat
 } procfs_stat;
 
 /* Parsers: fill *out from the text; return the number of fields found. */
-extern void procfs_status_init(procfs_status *st);
-extern void procfs_status_line(void *st, const char *line, size_t len);
-extern int	procfs_status_count(const procfs_status *st);
-
-extern void procfs_smaps_init(procfs_smaps *sm);
-extern void procfs_smaps_line(void *sm, const char *line, size_t len);
-extern int	procfs_smaps_count(const procfs_smaps *sm);
+/*
+ * The fieldsets that parse status and smaps / smaps_rollup lines into st and
+ * sm: procfs_fields_init() them, feed them lines (procfs_fields_line), and
+ * procfs_fields_count() them.
+ */
+extern procfs_fieldset procfs_status_fields(procfs_status *st);
+extern procfs_fieldset procfs_smaps_fields(procfs_smaps *sm);
 
 extern int	procfs_parse_stat(const char *buf, size_t len, procfs_stat *out);
 /* Reads and parses /proc/<pid>/stat; PROCFS_UNREADABLE when it does not parse. */
@@ -145,10 +148,20 @@ typedef struct procfs_vma
 	int			executable;
 	int			shared;
 	uint64_t	inode;			/* 0 for anonymous and special mappings */
+	const char *path;			/* in the line: a file, "[heap]", or "" */
+	size_t		path_len;
 } procfs_vma;
 
 /* Parses one /proc/<pid>/maps line; 0 on success. */
 extern int	procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma);
+
+/*
+ * Hands every mapping of /proc/<pid>/maps (pid 0: /proc/self/maps) to fn,
+ * parsed; a line that does not parse is passed over. vma->path points into
+ * a buffer that is gone when fn returns.
+ */
+typedef void (*procfs_vma_fn) (void *arg, const procfs_vma *vma);
+extern procfs_result procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg);
 
 /*
  * Turns a process title read from /proc/<pid>/cmdline ("postgres: [cluster:]

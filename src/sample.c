@@ -71,22 +71,23 @@ failed(procmem_sample *s, procmem_file f, procfs_result res)
 static int
 read_smaps(pid_t pid, procmem_sample *s)
 {
+	procfs_fieldset fs = procfs_smaps_fields(&s->smaps);
 	procfs_result res;
 
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_SMAPS_ROLLUP],
-							procfs_smaps_line, &s->smaps);
+							procfs_fields_line, &fs);
 	if (res == PROCFS_OK)
 		return 0;
-	procfs_smaps_init(&s->smaps);
+	procfs_fields_init(&fs);
 	if (res != PROCFS_GONE)
 		return failed(s, PROCMEM_FILE_SMAPS_ROLLUP, res);
 
 	/* no such file (Linux < 4.14), or no such process: smaps tells */
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_SMAPS],
-							procfs_smaps_line, &s->smaps);
+							procfs_fields_line, &fs);
 	if (res == PROCFS_OK)
 		return 0;
-	procfs_smaps_init(&s->smaps);
+	procfs_fields_init(&fs);
 	return failed(s, PROCMEM_FILE_SMAPS, res);
 }
 
@@ -142,9 +143,12 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 static void
 sample_init(procmem_sample *s)
 {
+	procfs_fieldset status = procfs_status_fields(&s->status);
+	procfs_fieldset smaps = procfs_smaps_fields(&s->smaps);
+
 	memset(s, 0, sizeof(*s));
-	procfs_status_init(&s->status);
-	procfs_smaps_init(&s->smaps);
+	procfs_fields_init(&status);
+	procfs_fields_init(&smaps);
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
 	s->tables.bytes = PROCFS_MISSING;
 	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
@@ -169,6 +173,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 					const procmem_options *opt, procmem_sample *s)
 {
 	procfs_stat after;
+	procfs_fieldset status;
 	procfs_result res;
 
 	sample_init(s);
@@ -181,11 +186,12 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
 		return SAMPLE_NOT_CHILD;
 
+	status = procfs_status_fields(&s->status);
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_STATUS],
-							procfs_status_line, &s->status);
+							procfs_fields_line, &status);
 	if (res != PROCFS_OK)
 	{
-		procfs_status_init(&s->status);
+		procfs_fields_init(&status);
 		if (failed(s, PROCMEM_FILE_STATUS, res))
 			return SAMPLE_GONE;
 	}

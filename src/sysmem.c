@@ -128,22 +128,14 @@ split_fields(const char *line, size_t len, const char **f, size_t *fl, int max)
 	return n;
 }
 
-typedef struct cg_search
-{
-	int			want_v1;		/* looking for the v1 memory hierarchy */
-	const char *path;
-	sysmem_cgroup *cg;
-	int			found;
-} cg_search;
-
 /*
  * One mountinfo line: "id parent maj:min root mountpoint opts [tags] - fstype
- * source superopts". Keeps the memory hierarchy's mount and builds the dir.
+ * source superopts". True when it is the mount of the memory hierarchy (v1)
+ * or of cgroup2 that holds path: then cg's mount and dir are set.
  */
-static void
-mountinfo_line(void *arg, const char *line, size_t len)
+static int
+mountinfo_match(const char *line, size_t len, int want_v1, const char *path, sysmem_cgroup *cg)
 {
-	cg_search  *s = arg;
 	const char *f[32];
 	size_t		fl[32];
 	int			n = split_fields(line, len, f, fl, 32);
@@ -152,8 +144,6 @@ mountinfo_line(void *arg, const char *line, size_t len)
 	size_t		rl;
 	const char *rel;
 
-	if (s->found)
-		return;
 	for (int i = 6; i < n; i++)
 		if (fl[i] == 1 && f[i][0] == '-')
 		{
@@ -161,100 +151,84 @@ mountinfo_line(void *arg, const char *line, size_t len)
 			break;
 		}
 	if (dash < 0 || dash + 1 >= n)
-		return;
-	if (s->want_v1)
+		return 0;
+	if (want_v1)
 	{
 		if (!(fl[dash + 1] == 6 && memcmp(f[dash + 1], "cgroup", 6) == 0) ||
 			dash + 3 >= n || !has_word(f[dash + 3], fl[dash + 3], "memory"))
-			return;
+			return 0;
 	}
 	else if (!(fl[dash + 1] == 7 && memcmp(f[dash + 1], "cgroup2", 7) == 0))
-		return;
+		return 0;
 
 	unescape(f[3], fl[3], root, sizeof(root));
-	unescape(f[4], fl[4], s->cg->mount, sizeof(s->cg->mount));
+	unescape(f[4], fl[4], cg->mount, sizeof(cg->mount));
 	rl = strlen(root);
 	/* the cgroup path is relative to the hierarchy's root; the mount may show a subtree */
 	if (strcmp(root, "/") == 0)
-		rel = s->path;
-	else if (strncmp(s->path, root, rl) == 0 && (s->path[rl] == '/' || s->path[rl] == '\0'))
-		rel = s->path + rl;
+		rel = path;
+	else if (strncmp(path, root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
+		rel = path + rl;
 	else
-		return;					/* not under this mount: cannot be resolved */
+		return 0;			/* not under this mount: cannot be resolved */
 	if (strstr(rel, "/..") != NULL)
-		return;					/* outside the namespace root: not ours to read */
-	snprintf(s->cg->dir, sizeof(s->cg->dir), "%s%s%s", s->cg->mount,
+		return 0;			/* outside the namespace root: not ours to read */
+	snprintf(cg->dir, sizeof(cg->dir), "%s%s%s", cg->mount,
 			 (rel[0] == '/' || rel[0] == '\0') ? "" : "/", strcmp(rel, "/") == 0 ? "" : rel);
-	s->found = 1;
+	return 1;
 }
 
-typedef struct cgline_search
-{
-	char		v1[512];
-	char		v2[512];
-	int			have_v1;
-	int			have_v2;
-} cgline_search;
-
-/* One /proc/self/cgroup line: "id:controllers:path" ("0::path" for v2). */
+/*
+ * One /proc/self/cgroup line: "id:controllers:path" ("0::path" for v2).
+ * Keeps the memory hierarchy's path in paths[1] (v1), cgroup2's in paths[0].
+ */
 static void
-cgroup_line(void *arg, const char *line, size_t len)
+cgroup_line(const char *line, size_t len, char paths[2][512])
 {
-	cgline_search *s = arg;
 	const char *c1 = memchr(line, ':', len);
 	const char *c2;
 	size_t		plen;
+	int			v1;
 
 	if (c1 == NULL || (c2 = memchr(c1 + 1, ':', len - (size_t) (c1 + 1 - line))) == NULL)
 		return;
 	plen = len - (size_t) (c2 + 1 - line);
-	if (plen == 0 || plen >= sizeof(s->v1))
+	if (plen == 0 || plen >= sizeof(paths[0]))
 		return;
 	if (c2 == c1 + 1 && c1 - line == 1 && line[0] == '0')
-	{
-		memcpy(s->v2, c2 + 1, plen);
-		s->v2[plen] = '\0';
-		s->have_v2 = 1;
-	}
+		v1 = 0;
 	else if (has_word(c1 + 1, (size_t) (c2 - c1 - 1), "memory"))
-	{
-		memcpy(s->v1, c2 + 1, plen);
-		s->v1[plen] = '\0';
-		s->have_v1 = 1;
-	}
+		v1 = 1;
+	else
+		return;
+	memcpy(paths[v1], c2 + 1, plen);
+	paths[v1][plen] = '\0';
 }
 
 int
 sysmem_parse_cgroup(const char *cgroup, size_t clen, const char *mountinfo, size_t mlen,
 					sysmem_cgroup *cg)
 {
-	cgline_search lines;
-	cg_search	s;
-	procfs_lines lb;
+	char		paths[2][512] = {"", ""};	/* a kept path is never empty */
+	const char *p;
+	const char *line;
+	size_t		len;
 
 	memset(cg, 0, sizeof(*cg));
-	memset(&lines, 0, sizeof(lines));
-	procfs_lines_init(&lb, cgroup_line, &lines);
-	procfs_lines_feed(&lb, cgroup, clen);
-	procfs_lines_finish(&lb);
+	for (p = cgroup; (line = procfs_next_line(&p, cgroup + clen, &len)) != NULL;)
+		cgroup_line(line, len, paths);
 
 	for (int v1 = 1; v1 >= 0; v1--)
 	{
-		if (v1 ? !lines.have_v1 : !lines.have_v2)
+		if (paths[v1][0] == '\0')
 			continue;
-		memset(&s, 0, sizeof(s));
-		s.want_v1 = v1;
-		s.path = v1 ? lines.v1 : lines.v2;
-		s.cg = cg;
-		procfs_lines_init(&lb, mountinfo_line, &s);
-		procfs_lines_feed(&lb, mountinfo, mlen);
-		procfs_lines_finish(&lb);
-		if (s.found)
-		{
-			cg->version = v1 ? 1 : 2;
-			snprintf(cg->path, sizeof(cg->path), "%s", s.path);
-			return 0;
-		}
+		for (p = mountinfo; (line = procfs_next_line(&p, mountinfo + mlen, &len)) != NULL;)
+			if (mountinfo_match(line, len, v1, paths[v1], cg))
+			{
+				cg->version = v1 ? 1 : 2;
+				snprintf(cg->path, sizeof(cg->path), "%s", paths[v1]);
+				return 0;
+			}
 		if (v1)
 			break;				/* memory is accounted in v1, which is not mounted */
 	}
@@ -604,17 +578,15 @@ typedef struct mapping_search
 } mapping_search;
 
 static void
-self_maps_line(void *arg, const char *line, size_t len)
+self_vma(void *arg, const procfs_vma *vma)
 {
 	mapping_search *m = arg;
-	procfs_vma	vma;
 
-	if (m->found || procfs_parse_maps_line(line, len, &vma) != 0 ||
-		m->addr < vma.start || m->addr >= vma.end)
+	if (m->found || m->addr < vma->start || m->addr >= vma->end)
 		return;
-	m->start = vma.start;
-	m->end = vma.end;
-	m->hugetlb = memmem(line, len, "anon_hugepage", 13) != NULL;
+	m->start = vma->start;
+	m->end = vma->end;
+	m->hugetlb = memmem(vma->path, vma->path_len, "anon_hugepage", 13) != NULL;
 	m->found = 1;
 }
 
@@ -623,7 +595,7 @@ sysmem_self_mapping(const void *addr, uint64_t *start, uint64_t *end, int *huget
 {
 	mapping_search m = {(uint64_t) (uintptr_t) addr, 0, 0, 0, 0};
 
-	if (procfs_read_path_lines("/proc/self/maps", self_maps_line, &m) != PROCFS_OK ||
+	if (procfs_read_maps(0, self_vma, &m) != PROCFS_OK ||
 		!m.found)
 		return -1;
 	*start = m.start;
@@ -757,19 +729,14 @@ typedef struct mapped_search
 	int			failed;
 } mapped_search;
 
-/* "start-end perms offset dev inode   path": the path is the first '/' after the inode */
 static void
-mapped_line(void *arg, const char *line, size_t len)
+mapped_vma(void *arg, const procfs_vma *vma)
 {
 	mapped_search *m = arg;
-	procfs_vma	vma;
-	const char *path = memchr(line, '/', len);
 
-	if (path == NULL || (size_t) (line + len - path) < m->plen ||
-		memcmp(path, m->prefix, m->plen) != 0 ||
-		procfs_parse_maps_line(line, len, &vma) != 0 || vma.inode == 0)
+	if (vma->inode == 0 || vma->path_len < m->plen || memcmp(vma->path, m->prefix, m->plen) != 0)
 		return;
-	if (add_inode(m->set, vma.inode) != 0)
+	if (add_inode(m->set, vma->inode) != 0)
 		m->failed = 1;
 }
 
@@ -777,7 +744,7 @@ procfs_result
 sysmem_mapped_inodes(pid_t pid, const char *path_prefix, sysmem_inodes *set)
 {
 	mapped_search m = {path_prefix, strlen(path_prefix), set, 0};
-	procfs_result res = procfs_read_lines(pid, "maps", mapped_line, &m);
+	procfs_result res = procfs_read_maps(pid, mapped_vma, &m);
 
 	return (res == PROCFS_OK && m.failed) ? PROCFS_UNREADABLE : res;
 }

@@ -185,6 +185,7 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	int64		dsm_count = 0, dsm_bytes = 0;
 	bool		dsm_known = false;
 	procfs_status st;
+	procfs_fieldset status;
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -225,8 +226,9 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	procfs_status_init(&st);
-	(void) procfs_read_lines(PostmasterPid, "status", procfs_status_line, &st);
+	status = procfs_status_fields(&st);
+	procfs_fields_init(&status);
+	(void) procfs_read_lines(PostmasterPid, "status", procfs_fields_line, &status);
 	put_int8(values, nulls, i++, st.vm_peak);
 	values[i] = BoolGetDatum(exact != 0);
 	nulls[i++] = resident < 0 || !with_usage;

@@ -27,6 +27,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		chunk;
 	procfs_status st;
 	procfs_smaps sm;
+	procfs_fieldset status = procfs_status_fields(&st);
+	procfs_fieldset smaps = procfs_smaps_fields(&sm);
 	sysmem_meminfo mi;
 
 	if (size == 0)
@@ -34,15 +36,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chunk = 1 + data[0] % 64;
 	data++;
 	size--;
-	procfs_status_init(&st);
-	feed(data, size, chunk, procfs_status_line, &st);
-	procfs_smaps_init(&sm);
-	feed(data, size, chunk, procfs_smaps_line, &sm);
+	procfs_fields_init(&status);
+	feed(data, size, chunk, procfs_fields_line, &status);
+	procfs_fields_init(&smaps);
+	feed(data, size, chunk, procfs_fields_line, &smaps);
 	sysmem_meminfo_init(&mi);
 	feed(data, size, chunk, sysmem_meminfo_line, &mi);
 	if (st.vm_rss < -2 || sm.pss < -2 || mi.mem_total < -2)
 		abort();
-	(void) procfs_status_count(&st);
-	(void) procfs_smaps_count(&sm);
+	(void) procfs_fields_count(&status);
+	(void) procfs_fields_count(&smaps);
 	return 0;
 }

@@ -74,9 +74,10 @@ static procfs_status
 status_of(const char *rel)
 {
 	procfs_status st;
+	procfs_fieldset fs = procfs_status_fields(&st);
 
-	procfs_status_init(&st);
-	parse_fixture(rel, procfs_status_line, &st);
+	procfs_fields_init(&fs);
+	parse_fixture(rel, procfs_fields_line, &fs);
 	return st;
 }
 
@@ -84,9 +85,10 @@ static procfs_smaps
 smaps_of(const char *rel)
 {
 	procfs_smaps sm;
+	procfs_fieldset fs = procfs_smaps_fields(&sm);
 
-	procfs_smaps_init(&sm);
-	parse_fixture(rel, procfs_smaps_line, &sm);
+	procfs_fields_init(&fs);
+	parse_fixture(rel, procfs_fields_line, &fs);
 	return sm;
 }
 
@@ -94,6 +96,7 @@ static void
 test_captured_status(void)
 {
 	procfs_status st = status_of("linux-6.18-backend/status");
+	procfs_fieldset fs = procfs_status_fields(&st);
 
 	is_i64(st.vm_peak, KB(224604), "status: VmPeak");
 	is_i64(st.vm_hwm, KB(37280), "status: VmHWM");
@@ -107,7 +110,7 @@ test_captured_status(void)
 	is_i64(st.ppid, 4304, "status: PPid is a bare number");
 	is_i64(st.rss_anon + st.rss_file + st.rss_shmem, st.vm_rss,
 		   "status: RssAnon + RssFile + RssShmem = VmRSS");
-	is_i64(procfs_status_count(&st), 10, "status: all 10 fields found");
+	is_i64(procfs_fields_count(&fs), 10, "status: all 10 fields found");
 }
 
 static void
@@ -150,16 +153,19 @@ test_chunking(void)
 		procfs_status st0, st;
 		procfs_smaps sm0, sm;
 
-		procfs_status_init(&st0);
-		procfs_smaps_init(&sm0);
-		feed(buf, len, len, procfs_status_line, &st0);
-		feed(buf, len, len, procfs_smaps_line, &sm0);
+		procfs_fieldset st0_fs = procfs_status_fields(&st0), sm0_fs = procfs_smaps_fields(&sm0);
+		procfs_fieldset st_fs = procfs_status_fields(&st), sm_fs = procfs_smaps_fields(&sm);
+
+		procfs_fields_init(&st0_fs);
+		procfs_fields_init(&sm0_fs);
+		feed(buf, len, len, procfs_fields_line, &st0_fs);
+		feed(buf, len, len, procfs_fields_line, &sm0_fs);
 		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
 		{
-			procfs_status_init(&st);
-			procfs_smaps_init(&sm);
-			feed(buf, len, chunks[c], procfs_status_line, &st);
-			feed(buf, len, chunks[c], procfs_smaps_line, &sm);
+			procfs_fields_init(&st_fs);
+			procfs_fields_init(&sm_fs);
+			feed(buf, len, chunks[c], procfs_fields_line, &st_fs);
+			feed(buf, len, chunks[c], procfs_fields_line, &sm_fs);
 			same &= memcmp(&st, &st0, sizeof(st)) == 0 &&
 				memcmp(&sm, &sm0, sizeof(sm)) == 0;
 		}
@@ -355,14 +361,16 @@ test_lines(void)
 {
 	char		buf[2000];
 	procfs_status st;
+	procfs_fieldset fs;
 	int			n = 0;
 	procfs_lines lb;
 
 	memset(buf, 'x', sizeof(buf));
 	memcpy(buf, "VmPTE:\t1 kB", 11);
 	memcpy(buf + 1985, "\nVmRSS:\t5 kB\n", 13);
-	procfs_status_init(&st);
-	feed(buf, 1998, 100, procfs_status_line, &st);
+	fs = procfs_status_fields(&st);
+	procfs_fields_init(&fs);
+	feed(buf, 1998, 100, procfs_fields_line, &fs);
 	ok(st.vm_pte == PROCFS_MISSING, "lines: an over-long line is dropped whole");
 	is_i64(st.vm_rss, KB(5), "lines: the line after it is read");
 
