@@ -24,8 +24,9 @@ EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 
 # The default version's install and upgrade scripts are assembled from the
 # view sources in views/, one file a concern, with sed and cat only. They
-# are committed, and a plain make never rebuilds them: the PGXN and Debian
-# builds have no generator. scripts-check (run by scripts/test) fails when
+# are committed, and a plain make never rebuilds them (the rules follow the
+# PGXS include, so "all" stays the default goal): the PGXN and Debian builds
+# have no generator. scripts-check (run by scripts/test) fails when
 # a committed script differs from its sources, or when a CREATE VIEW or
 # CREATE FUNCTION in it passes 100 lines.
 SCRIPT_PARTS = processes contexts backends system shared_memory oom headroom top history \
@@ -40,18 +41,26 @@ UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # each part after a blank line
 assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) && sed -s '1s/^/\n/' $(patsubst %,views/%.sql,$(2))
 
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# after PGXS, whose "all" stays the default goal
 scripts:
 	{ $(call assemble,views/head.sql,$(SCRIPT_PARTS)); } >$(FULL_SCRIPT)
 	{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } >$(UPGRADE_SCRIPT)
 
 scripts-check:
-	{ $(call assemble,views/head.sql,$(SCRIPT_PARTS)); } | cmp - $(FULL_SCRIPT)
-	{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } | cmp - $(UPGRADE_SCRIPT)
+	@{ $(call assemble,views/head.sql,$(SCRIPT_PARTS)); } | cmp -s - $(FULL_SCRIPT) || \
+		{ echo "$(FULL_SCRIPT) is not what views/ assembles to: run make scripts"; exit 1; }
+	@{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } | cmp -s - $(UPGRADE_SCRIPT) || \
+		{ echo "$(UPGRADE_SCRIPT) is not what views/ assembles to: run make scripts"; exit 1; }
 	awk '/^CREATE (VIEW|FUNCTION)/ { name = $$3; start = FNR; atomic = 0 } \
 		start && /BEGIN ATOMIC/ { atomic = 1 } \
 		start && (atomic ? /^END;$$/ : /;$$/) { \
 			if (FNR - start >= 100) { print name " takes " FNR - start + 1 " lines"; bad = 1 } start = 0 } \
 		END { exit bad }' $(FULL_SCRIPT)
+	@! $(MAKE) -n -s | grep -q 'views/' || { echo "a plain make would assemble the scripts"; exit 1; }
 
 .PHONY: scripts scripts-check pgtap
 
@@ -59,10 +68,6 @@ scripts-check:
 # pg_procmem installable there, and pg_procmem in shared_preload_libraries)
 pgtap:
 	pg_prove -v test/pgtap/*.sql
-
-PG_CONFIG ?= pg_config
-PGXS := $(shell $(PG_CONFIG) --pgxs)
-include $(PGXS)
 
 # PGXS tracks no header dependencies: any header change rebuilds every object
 $(OBJS): $(wildcard src/*.h)
