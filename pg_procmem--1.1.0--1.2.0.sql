@@ -39,6 +39,9 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_shared_memory'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+COMMENT ON FUNCTION pg_procmem_shared_memory(boolean) IS
+'the main shared memory segment, the DSM segments and the postmaster''s VmPeak';
+
 -- Where did the memory go: the server's memory added up, beside what the
 -- cgroup and the system say, with the remainder shown. A part that could
 -- not be measured stays unknown: the sums it enters are NULL, and unknown
@@ -236,7 +239,7 @@ GRANT SELECT ON pg_procmem_oom TO pg_read_all_stats;
 
 -- The memory settings the headroom and the advice weigh, in bytes, one row
 -- (an internal view: the two read the same figures).
-CREATE VIEW pg_procmem_settings AS
+CREATE VIEW pg_procmem_memory_settings AS
 SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
 	   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
 	   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
@@ -250,7 +253,7 @@ SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections
 		   AS autovacuum_work_mem,
 	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers;
 
-COMMENT ON VIEW pg_procmem_settings IS
+COMMENT ON VIEW pg_procmem_memory_settings IS
 'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
 
 -- How many more connections fit, and how much work_mem could be asked for.
@@ -298,14 +301,14 @@ SELECT r.mem_available,
 		   AS work_mem_exposure_ratio,
 	   g.superuser_reserved_connections,
 	   g.reserved_connections
-FROM b, r, @extschema@.pg_procmem_settings AS g;
+FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS
 'how many more connections fit in the memory that is left, and the work_mem exposure';
 
-REVOKE ALL ON pg_procmem_settings FROM PUBLIC;
+REVOKE ALL ON pg_procmem_memory_settings FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
-GRANT SELECT ON pg_procmem_settings, pg_procmem_headroom TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_memory_settings, pg_procmem_headroom TO pg_read_all_stats;
 
 -- The headline in 80 columns, for people at a psql prompt: every process,
 -- most expensive first, sizes in at most 7 characters ("1023 kB", "9.9 MB",
@@ -388,6 +391,9 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+COMMENT ON FUNCTION pg_procmem_history_processes(boolean) IS
+'the memory history: every process at every sample (what pg_procmem_history shows)';
+
 CREATE FUNCTION pg_procmem_history_system_samples(
 	IN missing_ok boolean DEFAULT false,
 	OUT sampled_at timestamptz,
@@ -407,6 +413,9 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_history_system_samples(boolean) IS
+'the memory history: the machine and the cgroup at every sample (what pg_procmem_history_system shows)';
 
 CREATE FUNCTION pg_procmem_crash_log(
 	IN missing_ok boolean DEFAULT false,
@@ -436,6 +445,9 @@ CREATE FUNCTION pg_procmem_crash_log(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_log(boolean) IS
+'the memory history: every crash restart it saw (what pg_procmem_crashes shows)';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
 CREATE VIEW pg_procmem_history AS
@@ -581,7 +593,7 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
 	 @extschema@.pg_procmem_hugepages AS h,
-	 @extschema@.pg_procmem_settings AS g,
+	 @extschema@.pg_procmem_memory_settings AS g,
 	 c
 	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
 						ORDER BY p.pid LIMIT 1) AS pm ON true
@@ -852,6 +864,17 @@ BEGIN ATOMIC
 		   'what the server can take (work_mem, max_connections, shared_buffers)'
 	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
 END;
+
+COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
+'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) IS
+'internal: the oom_postmaster and oom_auxiliary_first checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) IS
+'internal: the overcommit, work_mem, CPU cache and writeback checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
+'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
+'internal: the swap, cgroup_limit and cgroup_oom_kills checks of pg_procmem_advice';
 
 REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;

@@ -251,6 +251,17 @@ BEGIN ATOMIC
 	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
 END;
 
+COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
+'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) IS
+'internal: the oom_postmaster and oom_auxiliary_first checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) IS
+'internal: the overcommit, work_mem, CPU cache and writeback checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
+'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
+'internal: the swap, cgroup_limit and cgroup_oom_kills checks of pg_procmem_advice';
+
 REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;

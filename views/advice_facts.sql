@@ -81,7 +81,7 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
 	 @extschema@.pg_procmem_hugepages AS h,
-	 @extschema@.pg_procmem_settings AS g,
+	 @extschema@.pg_procmem_memory_settings AS g,
 	 c
 	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
 						ORDER BY p.pid LIMIT 1) AS pm ON true

@@ -1,6 +1,6 @@
 -- The memory settings the headroom and the advice weigh, in bytes, one row
 -- (an internal view: the two read the same figures).
-CREATE VIEW pg_procmem_settings AS
+CREATE VIEW pg_procmem_memory_settings AS
 SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
 	   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
 	   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
@@ -14,7 +14,7 @@ SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections
 		   AS autovacuum_work_mem,
 	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers;
 
-COMMENT ON VIEW pg_procmem_settings IS
+COMMENT ON VIEW pg_procmem_memory_settings IS
 'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
 
 -- How many more connections fit, and how much work_mem could be asked for.
@@ -62,11 +62,11 @@ SELECT r.mem_available,
 		   AS work_mem_exposure_ratio,
 	   g.superuser_reserved_connections,
 	   g.reserved_connections
-FROM b, r, @extschema@.pg_procmem_settings AS g;
+FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS
 'how many more connections fit in the memory that is left, and the work_mem exposure';
 
-REVOKE ALL ON pg_procmem_settings FROM PUBLIC;
+REVOKE ALL ON pg_procmem_memory_settings FROM PUBLIC;
 REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
-GRANT SELECT ON pg_procmem_settings, pg_procmem_headroom TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_memory_settings, pg_procmem_headroom TO pg_read_all_stats;

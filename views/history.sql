@@ -27,6 +27,9 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+COMMENT ON FUNCTION pg_procmem_history_processes(boolean) IS
+'the memory history: every process at every sample (what pg_procmem_history shows)';
+
 CREATE FUNCTION pg_procmem_history_system_samples(
 	IN missing_ok boolean DEFAULT false,
 	OUT sampled_at timestamptz,
@@ -46,6 +49,9 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_history_system_samples(boolean) IS
+'the memory history: the machine and the cgroup at every sample (what pg_procmem_history_system shows)';
 
 CREATE FUNCTION pg_procmem_crash_log(
 	IN missing_ok boolean DEFAULT false,
@@ -75,6 +81,9 @@ CREATE FUNCTION pg_procmem_crash_log(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_log(boolean) IS
+'the memory history: every crash restart it saw (what pg_procmem_crashes shows)';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
 CREATE VIEW pg_procmem_history AS

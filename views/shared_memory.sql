@@ -18,6 +18,9 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_procmem_shared_memory'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+COMMENT ON FUNCTION pg_procmem_shared_memory(boolean) IS
+'the main shared memory segment, the DSM segments and the postmaster''s VmPeak';
+
 -- Where did the memory go: the server's memory added up, beside what the
 -- cgroup and the system say, with the remainder shown. A part that could
 -- not be measured stays unknown: the sums it enters are NULL, and unknown
