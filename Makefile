@@ -55,11 +55,7 @@ scripts-check:
 		{ echo "$(FULL_SCRIPT) is not what views/ assembles to: run make scripts"; exit 1; }
 	@{ $(call assemble,views/upgrade-from-$(UPGRADE_FROM).sql,$(UPGRADE_PARTS)); } | cmp -s - $(UPGRADE_SCRIPT) || \
 		{ echo "$(UPGRADE_SCRIPT) is not what views/ assembles to: run make scripts"; exit 1; }
-	awk '/^CREATE (VIEW|FUNCTION)/ { name = $$3; start = FNR; atomic = 0 } \
-		start && /BEGIN ATOMIC/ { atomic = 1 } \
-		start && (atomic ? /^END;$$/ : /;$$/) { \
-			if (FNR - start >= 100) { print name " takes " FNR - start + 1 " lines"; bad = 1 } start = 0 } \
-		END { exit bad }' $(FULL_SCRIPT)
+	@awk -f views/statement-lengths.awk $(FULL_SCRIPT)
 	@! $(MAKE) -n -s | grep -q 'views/' || { echo "a plain make would assemble the scripts"; exit 1; }
 
 .PHONY: scripts scripts-check pgtap

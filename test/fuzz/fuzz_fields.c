@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (procfs_parse_maps_line(s, size, &vma) == 0)
 	{
-		if (vma.start >= vma.end)
+		if (vma.start >= vma.end || vma.path < s || vma.path + vma.path_len != s + size)
 			abort();
 		(void) pagemap_vma_wanted(&vma, 0);
 		(void) pagemap_vma_wanted(&vma, 1);

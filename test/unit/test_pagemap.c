@@ -102,6 +102,17 @@ test_maps_lines(void)
 	ok(procfs_parse_maps_line(none, strlen(none), &v) == 0 &&
 	   pagemap_vma_wanted(&v, 1) && !pagemap_vma_wanted(&v, 0),
 	   "PROT_NONE: scanned with PAGEMAP_SCAN, skipped without");
+	{
+		const char *spaced = "7f00-7f10 rw-s 00000000 00:01 42      /dev/shm/a b (deleted)";
+
+		ok(procfs_parse_maps_line(text, strlen(text), &v) == 0 && v.path_len == 35 &&
+		   memcmp(v.path, "/usr/lib/postgresql/15/bin/postgres", 35) == 0, "maps line: the path");
+		ok(procfs_parse_maps_line(spaced, strlen(spaced), &v) == 0 && v.path_len == 22 &&
+		   memcmp(v.path, "/dev/shm/a b (deleted)", 22) == 0,
+		   "maps line: a path with spaces, after the padding");
+		ok(procfs_parse_maps_line(anonx, strlen(anonx), &v) == 0 && v.path_len == 0 &&
+		   v.path == anonx + strlen(anonx), "maps line: no path is an empty one at the end");
+	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		rejected += procfs_parse_maps_line(bad[i], strlen(bad[i]), &v) != 0;
 	is_i64(rejected, (int64_t) (sizeof(bad) / sizeof(bad[0])), "malformed maps lines are rejected");

@@ -378,6 +378,21 @@ test_lines(void)
 	procfs_lines_feed(&lb, "a\nb\n\nc", 6);
 	procfs_lines_finish(&lb);
 	is_i64(n, 4, "lines: empty lines count, a last line without newline counts");
+
+	{
+		const char *text = "ab\n\nc";
+		const char *p = text;
+		const char *line;
+		size_t		len;
+		char		seen[32] = "";
+
+		while ((line = procfs_next_line(&p, text + 5, &len)) != NULL)
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "[%.*s]", (int) len, line);
+		ok(strcmp(seen, "[ab][][c]") == 0, "next_line: every line of a buffer, the last without newline (%s)",
+		   seen);
+		p = text;
+		ok(procfs_next_line(&p, text, &len) == NULL, "next_line: an empty buffer has no line");
+	}
 }
 
 /* The method choice, on figures as a failed read leaves them. */

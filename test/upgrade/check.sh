@@ -17,19 +17,23 @@ ok() {
 }
 sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-# The extension's objects, one line each, with what must match.
+# The extension's objects, one line each, with what must match: signatures,
+# the C symbol or SQL body, columns, view definitions, grants and comments.
 describe() {
 	sql "$1" "
 	SELECT pg_describe_object(d.classid, d.objid, 0)
 		|| CASE WHEN d.classid = 'pg_proc'::regclass THEN
 			' (' || pg_get_function_arguments(d.objid) || ') returns ' || pg_get_function_result(d.objid)
 			|| ' ' || p.provolatile::text || p.proisstrict::text || p.proparallel::text || ' acl ' || coalesce(p.proacl::text, '')
+			-- the C symbol, or the SQL-standard body
+			|| ' src ' || p.prosrc || ' body ' || coalesce(pg_get_function_sqlbody(d.objid), '')
 		   ELSE '' END
 		|| CASE WHEN d.classid = 'pg_class'::regclass THEN
 			' columns ' || (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 			                FROM pg_attribute WHERE attrelid = d.objid AND attnum > 0)
 			|| ' acl ' || coalesce(c.relacl::text, '') || ' def ' || coalesce(pg_get_viewdef(d.objid), '')
 		   ELSE '' END
+		|| ' comment ' || coalesce(obj_description(d.objid, d.classid::regclass::name), '')
 	FROM pg_depend d
 	LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
 	LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
