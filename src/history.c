@@ -434,7 +434,12 @@ note_crash(bool crash, TimestampTz run)
 	if (last >= 0)
 	{
 		c.last_sample_at = e[last].sampled_at;
-		c.oom_kills_before = e[last].u.sys.cgroup_oom_kills;
+		/*
+		 * The OOM kill counter over the run's last two samples: the kill
+		 * counts before its victim has exited, and a sample between the two
+		 * (freeing gigabytes takes a while) shows it alive and counted.
+		 */
+		c.oom_kills_before = e[before >= 0 ? before : last].u.sys.cgroup_oom_kills;
 	}
 	c.oom_kills_after = oom_kills_now();
 
@@ -492,7 +497,7 @@ note_crash(bool crash, TimestampTz run)
 	/*
 	 * The killed process in the run's last two samples only (one killed
 	 * while a sample was taken is missing from it): a pid seen earlier may
-	 * have been another process's. The OOM kill counter from that sample on.
+	 * have been another process's.
 	 */
 	for (int64 i = (before >= 0 ? before : last); c.killed_pid != 0 && i >= 0 && i < (int64) n; i++)
 	{
@@ -502,16 +507,9 @@ note_crash(bool crash, TimestampTz run)
 				break;
 			continue;
 		}
+		/* a sample after this one may hold it too: keep the latest */
 		if (e[i].kind == HISTORY_PROCESS && e[i].pid == c.killed_pid)
-		{
-			int64		sys = i;
-
 			c.killed = e[i];
-			while (sys > 0 && e[sys].kind != HISTORY_SYSTEM)
-				sys--;
-			c.oom_kills_before = e[sys].u.sys.cgroup_oom_kills;
-			/* a sample after this one may hold it too: keep the latest */
-		}
 	}
 	/* an unclean stop with nothing sampled before it says nothing */
 	if (crash || last >= 0)
