@@ -14,7 +14,7 @@ EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).
 
 MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/pagetables.o src/sysmem.o \
-	src/history.o src/history_file.o src/sampler.o src/settings.o src/shmem.o src/walk.o
+	src/history.o src/history_file.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns privileges bad_input methods system shapes hostile
@@ -70,8 +70,8 @@ $(OBJS): $(wildcard src/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_LIB = src/procfs.c src/sample.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_file.c
-UNIT_HDRS = src/procfs.h src/sample.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h src/history.h test/unit/tap.h
+UNIT_LIB = src/procfs.c src/keys.c src/sample.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_file.c
+UNIT_HDRS = src/procfs.h src/keys.h src/sample.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h src/history.h test/unit/tap.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)

@@ -7,6 +7,7 @@
  * readers never write past their buffers.
  */
 #include "procfs.h"
+#include "keys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -153,28 +154,7 @@ procfs_parse_int(const char *buf, size_t len, int64_t *out)
 
 /* "Key:   value[ kB]" and "key value" lines, into tables of fields */
 
-static const procfs_field status_fields[] = {
-	PROCFS_FIELD(procfs_status, "VmPeak", vm_peak, 1),
-	PROCFS_FIELD(procfs_status, "VmHWM", vm_hwm, 1),
-	PROCFS_FIELD(procfs_status, "VmRSS", vm_rss, 1),
-	PROCFS_FIELD(procfs_status, "RssAnon", rss_anon, 1),
-	PROCFS_FIELD(procfs_status, "RssFile", rss_file, 1),
-	PROCFS_FIELD(procfs_status, "RssShmem", rss_shmem, 1),
-	PROCFS_FIELD(procfs_status, "VmPTE", vm_pte, 1),
-	PROCFS_FIELD(procfs_status, "VmSwap", vm_swap, 1),
-	PROCFS_FIELD(procfs_status, "HugetlbPages", hugetlb, 1),
-	PROCFS_FIELD(procfs_status, "PPid", ppid, 0),
-};
 
-static const procfs_field smaps_fields[] = {
-	PROCFS_FIELD(procfs_smaps, "Pss", pss, 1),
-	PROCFS_FIELD(procfs_smaps, "Pss_Anon", pss_anon, 1),
-	PROCFS_FIELD(procfs_smaps, "Pss_File", pss_file, 1),
-	PROCFS_FIELD(procfs_smaps, "Pss_Shmem", pss_shmem, 1),
-	PROCFS_FIELD(procfs_smaps, "Private_Clean", private_clean, 1),
-	PROCFS_FIELD(procfs_smaps, "Private_Dirty", private_dirty, 1),
-	PROCFS_FIELD(procfs_smaps, "SwapPss", swap_pss, 1),
-};
 
 /*
  * Parses the value part of a line: blanks, digits, and for kB fields blanks
@@ -266,7 +246,7 @@ procfs_fields_count(const procfs_fieldset *fs)
 procfs_fieldset
 procfs_status_fields(procfs_status *st)
 {
-	procfs_fieldset fs = PROCFS_FIELDSET(status_fields, ':', 0, st);
+	procfs_fieldset fs = PROCFS_KEYSET(keys_status, ':', 0, st);
 
 	return fs;
 }
@@ -275,7 +255,7 @@ procfs_fieldset
 procfs_smaps_fields(procfs_smaps *sm)
 {
 	/* smaps (before Linux 4.14) repeats every key once a mapping: summed */
-	procfs_fieldset fs = PROCFS_FIELDSET(smaps_fields, ':', 1, sm);
+	procfs_fieldset fs = PROCFS_KEYSET(keys_smaps, ':', 1, sm);
 
 	return fs;
 }

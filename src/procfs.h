@@ -77,9 +77,7 @@ typedef struct procfs_fieldset
 	void	   *target;
 } procfs_fieldset;
 
-/* The fieldset of a whole table of fields, filling target */
-#define PROCFS_FIELDSET(table, sep, sum, target) \
-	{table, PROCFS_NFIELDS(table), sep, sum, (void *) (target)}
+/* Fieldsets of a table of keys (keys.h): PROCFS_KEYSET */
 
 /* a + b, or PROCFS_MISSING when either is no figure or the sum overflows */
 extern int64_t procfs_sum(int64_t a, int64_t b);

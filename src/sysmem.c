@@ -4,6 +4,7 @@
  *		headers).
  */
 #include "sysmem.h"
+#include "keys.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -15,28 +16,11 @@
 
 /* /proc/meminfo */
 
-static const procfs_field meminfo_fields[] = {
-	PROCFS_FIELD(sysmem_meminfo, "MemTotal", mem_total, 1),
-	PROCFS_FIELD(sysmem_meminfo, "MemAvailable", mem_available, 1),
-	PROCFS_FIELD(sysmem_meminfo, "PageTables", page_tables, 1),
-	PROCFS_FIELD(sysmem_meminfo, "KernelStack", kernel_stack, 1),
-	PROCFS_FIELD(sysmem_meminfo, "Shmem", shmem, 1),
-	PROCFS_FIELD(sysmem_meminfo, "Committed_AS", committed_as, 1),
-	PROCFS_FIELD(sysmem_meminfo, "CommitLimit", commit_limit, 1),
-	PROCFS_FIELD(sysmem_meminfo, "SwapTotal", swap_total, 1),
-	PROCFS_FIELD(sysmem_meminfo, "SwapFree", swap_free, 1),
-	PROCFS_FIELD(sysmem_meminfo, "HugePages_Total", hugepages_total, 0),
-	PROCFS_FIELD(sysmem_meminfo, "HugePages_Free", hugepages_free, 0),
-	PROCFS_FIELD(sysmem_meminfo, "HugePages_Rsvd", hugepages_rsvd, 0),
-	PROCFS_FIELD(sysmem_meminfo, "HugePages_Surp", hugepages_surp, 0),
-	PROCFS_FIELD(sysmem_meminfo, "Hugepagesize", hugepagesize, 1),
-	PROCFS_FIELD(sysmem_meminfo, "AnonHugePages", anon_hugepages, 1),
-};
 
 void
 sysmem_meminfo_init(sysmem_meminfo *mi)
 {
-	procfs_fieldset fs = PROCFS_FIELDSET(meminfo_fields, ':', 0, mi);
+	procfs_fieldset fs = PROCFS_KEYSET(keys_meminfo, ':', 0, mi);
 
 	procfs_fields_init(&fs);
 }
@@ -44,7 +28,7 @@ sysmem_meminfo_init(sysmem_meminfo *mi)
 void
 sysmem_meminfo_line(void *mi, const char *line, size_t len)
 {
-	procfs_fieldset fs = PROCFS_FIELDSET(meminfo_fields, ':', 0, mi);
+	procfs_fieldset fs = PROCFS_KEYSET(keys_meminfo, ':', 0, mi);
 
 	procfs_fields_line(&fs, line, len);
 }
@@ -323,41 +307,27 @@ read_limit(const char *dir, const char *name)
 }
 
 static void
-read_keyed(const char *dir, const char *name, const procfs_field *fields, size_t n,
-		   void *target)
+read_keyed(const char *dir, const char *name, const procfs_keys *keys, void *target)
 {
 	char		path[1280];
-	procfs_fieldset fs = {fields, n, ' ', 0, target};
+	procfs_fieldset fs = PROCFS_KEYSET(*keys, ' ', 0, target);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/* a missing file leaves the fields as the caller initialized them */
 	(void) procfs_read_path_lines(path, procfs_fields_line, &fs);
 }
 
-static const procfs_field v2_stat[] = {
-	PROCFS_FIELD(sysmem_cgmem, "anon", anon, 0),
-	PROCFS_FIELD(sysmem_cgmem, "file", file, 0),
-	PROCFS_FIELD(sysmem_cgmem, "shmem", shmem, 0),
-	PROCFS_FIELD(sysmem_cgmem, "pagetables", pagetables, 0),
-	PROCFS_FIELD(sysmem_cgmem, "kernel_stack", kernel_stack, 0),
-	PROCFS_FIELD(sysmem_cgmem, "kernel", kernel, 0),
-	PROCFS_FIELD(sysmem_cgmem, "sock", sock, 0),
-};
 
-static const procfs_field v2_events[] = {
-	PROCFS_FIELD(sysmem_cgmem, "oom", oom, 0),
-	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
-};
 
-static const procfs_field v1_stat[] = {
-	PROCFS_FIELD(sysmem_cgmem, "total_rss", anon, 0),
-	PROCFS_FIELD(sysmem_cgmem, "total_cache", file, 0),
-	PROCFS_FIELD(sysmem_cgmem, "total_shmem", shmem, 0),
-};
 
-static const procfs_field v1_oom[] = {
-	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
-};
+
+/* One-number files, each into its member of target (the key is the file) */
+static void
+read_files(const char *dir, const procfs_keys *files, void *target)
+{
+	for (size_t i = 0; i < files->n; i++)
+		*(int64_t *) ((char *) target + files->fields[i].offset) = read_limit(dir, files->fields[i].key);
+}
 
 /* v1 keeps the hierarchical limit in memory.stat; parsed on its own */
 typedef struct v1_hier
@@ -368,6 +338,7 @@ typedef struct v1_hier
 static const procfs_field v1_hier_field[] = {
 	PROCFS_FIELD(v1_hier, "hierarchical_memory_limit", limit, 0),
 };
+static const procfs_keys v1_hier_key = {v1_hier_field, 1};
 
 /*
  * Walks from the cgroup up to the mount point. At each level with a limit,
@@ -379,7 +350,7 @@ static const procfs_field v1_hier_field[] = {
  */
 static void
 walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_file,
-			const procfs_field *stat_fields, size_t nstat, int64_t *limit, int64_t *room,
+			const procfs_keys *stat_keys, int64_t *limit, int64_t *room,
 			int64_t *tight_limit, int64_t *tight_room)
 {
 	char		dir[1024];
@@ -398,7 +369,7 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 			sysmem_cgmem level;
 
 			sysmem_cgmem_init(&level);
-			read_keyed(dir, "memory.stat", stat_fields, nstat, &level);
+			read_keyed(dir, "memory.stat", stat_keys, &level);
 			if (*limit < 0 || l < *limit)
 				*limit = l;
 			if (u >= 0 && level.file >= 0 && level.shmem >= 0)
@@ -443,28 +414,22 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 	sysmem_cgmem_init(m);
 	if (cg->version == 2)
 	{
-		m->usage = read_limit(cg->dir, "memory.current");
-		m->limit = read_limit(cg->dir, "memory.max");
-		m->high = read_limit(cg->dir, "memory.high");
-		m->swap_usage = read_limit(cg->dir, "memory.swap.current");
-		read_keyed(cg->dir, "memory.stat", v2_stat, PROCFS_NFIELDS(v2_stat), m);
-		read_keyed(cg->dir, "memory.events", v2_events, PROCFS_NFIELDS(v2_events), m);
-		walk_limits(cg, "memory.max", "memory.current", v2_stat, PROCFS_NFIELDS(v2_stat),
+		read_files(cg->dir, &keys_cgroup_v2_files, m);
+		read_keyed(cg->dir, "memory.stat", &keys_cgroup_v2_stat, m);
+		read_keyed(cg->dir, "memory.events", &keys_cgroup_v2_events, m);
+		walk_limits(cg, "memory.max", "memory.current", &keys_cgroup_v2_stat,
 					&m->effective_limit, &m->room, &m->tight_limit, &m->tight_room);
 	}
 	else if (cg->version == 1)
 	{
 		v1_hier		h = {PROCFS_MISSING};
 
-		m->usage = read_limit(cg->dir, "memory.usage_in_bytes");
-		m->limit = read_limit(cg->dir, "memory.limit_in_bytes");
-		m->kernel = read_limit(cg->dir, "memory.kmem.usage_in_bytes");
-		m->failcnt = read_limit(cg->dir, "memory.failcnt");
-		read_keyed(cg->dir, "memory.stat", v1_stat, PROCFS_NFIELDS(v1_stat), m);
-		read_keyed(cg->dir, "memory.oom_control", v1_oom, PROCFS_NFIELDS(v1_oom), m);
-		read_keyed(cg->dir, "memory.stat", v1_hier_field, PROCFS_NFIELDS(v1_hier_field), &h);
-		walk_limits(cg, "memory.limit_in_bytes", "memory.usage_in_bytes", v1_stat,
-					PROCFS_NFIELDS(v1_stat), &walked_limit, &m->room, &m->tight_limit, &m->tight_room);
+		read_files(cg->dir, &keys_cgroup_v1_files, m);
+		read_keyed(cg->dir, "memory.stat", &keys_cgroup_v1_stat, m);
+		read_keyed(cg->dir, "memory.oom_control", &keys_cgroup_v1_oom, m);
+		read_keyed(cg->dir, "memory.stat", &v1_hier_key, &h);
+		walk_limits(cg, "memory.limit_in_bytes", "memory.usage_in_bytes", &keys_cgroup_v1_stat,
+					&walked_limit, &m->room, &m->tight_limit, &m->tight_room);
 		/* the kernel's hierarchical figure also sees ancestors above the mount */
 		m->effective_limit = h.limit < 0 ? walked_limit : no_limit_as_missing(h.limit);
 	}
