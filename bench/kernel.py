@@ -29,10 +29,9 @@ import json
 import os
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead import Cluster, fmt_kb, result_path  # noqa: E402
+from overhead import Cluster, fmt_kb, result_path, wait_reaped  # noqa: E402
 
 CACHES = ["task_struct", "mm_struct", "signal_cache", "sighand_cache", "files_cache",
           "fs_cache", "pid", "cred_jar", "vm_area_struct", "anon_vma", "anon_vma_chain",
@@ -150,10 +149,7 @@ def run(n, port, touched_mb):
         for c in conns:
             c.close()
         conns = []
-        for _ in range(600):
-            if not any(os.path.exists(f"/proc/{p}") for p in pids):
-                break
-            time.sleep(0.1)
+        wait_reaped(pids)
         u2 = cl.usage()
         res.update({
             "added": (u1 - u0) / n, "freed": (u1 - u2) / n,

@@ -137,6 +137,25 @@ class Cluster:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def wait_reaped(pids, seconds=120):
+    """Until the processes are gone from /proc: pg_procmem stops showing
+    them when their memory map is detached, but the kernel frees page tables
+    and its own structures only once they are reaped."""
+    for _ in range(int(seconds * 10)):
+        if not any(os.path.exists(f"/proc/{p}") for p in pids):
+            return
+        time.sleep(0.1)
+
+
+def close_all(conns):
+    """Closes connections, ignoring those already broken."""
+    for c in conns:
+        try:
+            c.close()
+        except Exception:
+            pass
+
+
 def touch_all(conns, workers=2):
     """Each connection scans the whole table (in parallel, `workers` at a time)."""
     queue = list(conns)
@@ -271,12 +290,7 @@ def one_config(touched_mb, huge_pages, n, reps, port):
         for c in conns:
             c.close()
         conns = []
-        # gone from pg_procmem as soon as their memory map is detached, but
-        # the kernel frees page tables after that: wait until reaped
-        for _ in range(1200):
-            if not any(os.path.exists(f"/proc/{p}") for p in pids):
-                break
-            time.sleep(0.1)
+        wait_reaped(pids)
         u3 = cl.usage()
         res["touched"]["cgroup_freed"] = (u2 - u3) / n
         mon.close()

@@ -47,7 +47,7 @@ import time
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead import Cluster, PG_BIN, pyplot, result_path, run_as_postgres  # noqa: E402
+from overhead import Cluster, PG_BIN, close_all, pyplot, result_path, run_as_postgres  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -298,11 +298,7 @@ def part_cost(steps, want, port, entry, quiet):
             res.append(r)
             print({k: v for k, v in r.items() if k not in ("ms_all", "log")}, flush=True)
         finally:
-            for c in conns:
-                try:
-                    c.close()
-                except Exception:
-                    pass
+            close_all(conns)
             mon.close()
             stop_all([cl])
     return res
@@ -403,11 +399,7 @@ def part_cpu_and_shmem(n, seconds, port, entry, quiet):
                             "deaths": sampler_deaths(clusters["64kB"])})
         logs = {label: server_log_issues(cl) for label, cl in clusters.items()}
     finally:
-        for c in conns:
-            try:
-                c.close()
-            except Exception:
-                pass
+        close_all(conns)
         for m in mons.values():
             m.close()
         stop_all(list(clusters.values()))

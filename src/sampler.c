@@ -256,7 +256,6 @@ sample_system(history_system *sys)
 	sysmem_meminfo mi;
 	sysmem_cgmem cg;
 
-	sysmem_meminfo_init(&mi);
 	sysmem_read_meminfo(&mi);
 	sysmem_cgmem_init(&cg);
 	if (cgroup_known)

@@ -16,32 +16,24 @@
 
 /* /proc/meminfo */
 
-
-void
-sysmem_meminfo_init(sysmem_meminfo *mi)
+procfs_fieldset
+sysmem_meminfo_fields(sysmem_meminfo *mi)
 {
 	procfs_fieldset fs = PROCFS_KEYSET(keys_meminfo, ':', 0, mi);
 
-	procfs_fields_init(&fs);
-}
-
-void
-sysmem_meminfo_line(void *mi, const char *line, size_t len)
-{
-	procfs_fieldset fs = PROCFS_KEYSET(keys_meminfo, ':', 0, mi);
-
-	procfs_fields_line(&fs, line, len);
+	return fs;
 }
 
 procfs_result
 sysmem_read_meminfo(sysmem_meminfo *mi)
 {
+	procfs_fieldset fs = sysmem_meminfo_fields(mi);
 	procfs_result res;
 
-	sysmem_meminfo_init(mi);
-	res = procfs_read_path_lines("/proc/meminfo", sysmem_meminfo_line, mi);
+	procfs_fields_init(&fs);
+	res = procfs_read_path_lines("/proc/meminfo", procfs_fields_line, &fs);
 	if (res != PROCFS_OK)
-		sysmem_meminfo_init(mi);
+		procfs_fields_init(&fs);
 	return res;
 }
 

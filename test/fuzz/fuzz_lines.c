@@ -27,9 +27,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		chunk;
 	procfs_status st;
 	procfs_smaps sm;
+	sysmem_meminfo mi;
 	procfs_fieldset status = procfs_status_fields(&st);
 	procfs_fieldset smaps = procfs_smaps_fields(&sm);
-	sysmem_meminfo mi;
+	procfs_fieldset meminfo = sysmem_meminfo_fields(&mi);
 
 	if (size == 0)
 		return 0;
@@ -40,8 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	feed(data, size, chunk, procfs_fields_line, &status);
 	procfs_fields_init(&smaps);
 	feed(data, size, chunk, procfs_fields_line, &smaps);
-	sysmem_meminfo_init(&mi);
-	feed(data, size, chunk, sysmem_meminfo_line, &mi);
+	procfs_fields_init(&meminfo);
+	feed(data, size, chunk, procfs_fields_line, &meminfo);
 	if (st.vm_rss < -2 || sm.pss < -2 || mi.mem_total < -2)
 		abort();
 	(void) procfs_fields_count(&status);

@@ -59,10 +59,11 @@ test_meminfo(void)
 	size_t		len;
 	char	   *buf = slurp("linux-6.18-meminfo", &len);
 	sysmem_meminfo mi;
+	procfs_fieldset fs = sysmem_meminfo_fields(&mi);
 	procfs_lines lb;
 
-	sysmem_meminfo_init(&mi);
-	procfs_lines_init(&lb, sysmem_meminfo_line, &mi);
+	procfs_fields_init(&fs);
+	procfs_lines_init(&lb, procfs_fields_line, &fs);
 	procfs_lines_feed(&lb, buf, len);
 	procfs_lines_finish(&lb);
 	free(buf);
