@@ -9,7 +9,8 @@
 #include "keys.h"
 #include "sysmem.h"
 
-#define KEYS(name, table) const procfs_keys name = {table, PROCFS_NFIELDS(table)}
+#define KEYS(name, table, sep, sum) \
+	const procfs_keys name = {table, PROCFS_NFIELDS(table), sep, sum}
 
 static const procfs_field status[] = {
 	PROCFS_FIELD(procfs_status, "VmPeak", vm_peak, 1),
@@ -23,7 +24,7 @@ static const procfs_field status[] = {
 	PROCFS_FIELD(procfs_status, "HugetlbPages", hugetlb, 1),
 	PROCFS_FIELD(procfs_status, "PPid", ppid, 0),
 };
-KEYS(keys_status, status);
+KEYS(keys_status, status, ':', 0);
 
 static const procfs_field smaps[] = {
 	PROCFS_FIELD(procfs_smaps, "Pss", pss, 1),
@@ -34,7 +35,7 @@ static const procfs_field smaps[] = {
 	PROCFS_FIELD(procfs_smaps, "Private_Dirty", private_dirty, 1),
 	PROCFS_FIELD(procfs_smaps, "SwapPss", swap_pss, 1),
 };
-KEYS(keys_smaps, smaps);
+KEYS(keys_smaps, smaps, ':', 1);
 
 static const procfs_field meminfo[] = {
 	PROCFS_FIELD(sysmem_meminfo, "MemTotal", mem_total, 1),
@@ -53,7 +54,7 @@ static const procfs_field meminfo[] = {
 	PROCFS_FIELD(sysmem_meminfo, "Hugepagesize", hugepagesize, 1),
 	PROCFS_FIELD(sysmem_meminfo, "AnonHugePages", anon_hugepages, 1),
 };
-KEYS(keys_meminfo, meminfo);
+KEYS(keys_meminfo, meminfo, ':', 0);
 
 /* cgroup v2 */
 static const procfs_field v2_files[] = {
@@ -62,7 +63,7 @@ static const procfs_field v2_files[] = {
 	PROCFS_FIELD(sysmem_cgmem, "memory.high", high, 0),
 	PROCFS_FIELD(sysmem_cgmem, "memory.swap.current", swap_usage, 0),
 };
-KEYS(keys_cgroup_v2_files, v2_files);
+KEYS(keys_cgroup_v2_files, v2_files, ' ', 0);
 
 static const procfs_field v2_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "anon", anon, 0),
@@ -73,13 +74,13 @@ static const procfs_field v2_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "kernel", kernel, 0),
 	PROCFS_FIELD(sysmem_cgmem, "sock", sock, 0),
 };
-KEYS(keys_cgroup_v2_stat, v2_stat);
+KEYS(keys_cgroup_v2_stat, v2_stat, ' ', 0);
 
 static const procfs_field v2_events[] = {
 	PROCFS_FIELD(sysmem_cgmem, "oom", oom, 0),
 	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
 };
-KEYS(keys_cgroup_v2_events, v2_events);
+KEYS(keys_cgroup_v2_events, v2_events, ' ', 0);
 
 /* cgroup v1 */
 static const procfs_field v1_files[] = {
@@ -88,16 +89,24 @@ static const procfs_field v1_files[] = {
 	PROCFS_FIELD(sysmem_cgmem, "memory.kmem.usage_in_bytes", kernel, 0),
 	PROCFS_FIELD(sysmem_cgmem, "memory.failcnt", failcnt, 0),
 };
-KEYS(keys_cgroup_v1_files, v1_files);
+KEYS(keys_cgroup_v1_files, v1_files, ' ', 0);
 
 static const procfs_field v1_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "total_rss", anon, 0),
 	PROCFS_FIELD(sysmem_cgmem, "total_cache", file, 0),
 	PROCFS_FIELD(sysmem_cgmem, "total_shmem", shmem, 0),
 };
-KEYS(keys_cgroup_v1_stat, v1_stat);
+KEYS(keys_cgroup_v1_stat, v1_stat, ' ', 0);
 
 static const procfs_field v1_oom[] = {
 	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
 };
-KEYS(keys_cgroup_v1_oom, v1_oom);
+KEYS(keys_cgroup_v1_oom, v1_oom, ' ', 0);
+
+procfs_fieldset
+keys_fieldset(const procfs_keys *keys, void *target)
+{
+	procfs_fieldset fs = {keys->fields, keys->n, keys->sep, keys->sum, target};
+
+	return fs;
+}

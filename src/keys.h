@@ -9,16 +9,20 @@
 
 #include "procfs.h"
 
-/* A table of keys and how many there are */
+/* A file's table of keys, and how its lines are written */
 typedef struct procfs_keys
 {
 	const procfs_field *fields;
 	size_t		n;
+	char		sep;			/* ':' in /proc files, ' ' in cgroup files */
+	int			sum;			/* repeated keys add up (smaps) */
 } procfs_keys;
 
-/* The fieldset of a table of keys, filling target */
-#define PROCFS_KEYSET(keys, sep, sum, target) \
-	{(keys).fields, (keys).n, sep, sum, (void *) (target)}
+/*
+ * The fieldset that parses a file's lines into target: procfs_fields_init()
+ * it, feed it lines (procfs_fields_line), procfs_fields_count() it.
+ */
+extern procfs_fieldset keys_fieldset(const procfs_keys *keys, void *target);
 
 extern const procfs_keys keys_status;	/* /proc/PID/status: procfs_status */
 extern const procfs_keys keys_smaps;	/* smaps_rollup, smaps: procfs_smaps */

@@ -7,7 +7,6 @@
  * readers never write past their buffers.
  */
 #include "procfs.h"
-#include "keys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -241,23 +240,6 @@ procfs_fields_count(const procfs_fieldset *fs)
 		if (*(const int64_t *) ((const char *) fs->target + fs->fields[i].offset) >= 0)
 			n++;
 	return n;
-}
-
-procfs_fieldset
-procfs_status_fields(procfs_status *st)
-{
-	procfs_fieldset fs = PROCFS_KEYSET(keys_status, ':', 0, st);
-
-	return fs;
-}
-
-procfs_fieldset
-procfs_smaps_fields(procfs_smaps *sm)
-{
-	/* smaps (before Linux 4.14) repeats every key once a mapping: summed */
-	procfs_fieldset fs = PROCFS_KEYSET(keys_smaps, ':', 1, sm);
-
-	return fs;
 }
 
 /*

@@ -77,7 +77,7 @@ typedef struct procfs_fieldset
 	void	   *target;
 } procfs_fieldset;
 
-/* Fieldsets of a table of keys (keys.h): PROCFS_KEYSET */
+/* The fieldset of a file's table of keys: keys_fieldset() (keys.h) */
 
 /* a + b, or PROCFS_MISSING when either is no figure or the sum overflows */
 extern int64_t procfs_sum(int64_t a, int64_t b);
@@ -122,13 +122,6 @@ typedef struct procfs_stat
 } procfs_stat;
 
 /* Parsers: fill *out from the text; return the number of fields found. */
-/*
- * The fieldsets that parse status and smaps / smaps_rollup lines into st and
- * sm: procfs_fields_init() them, feed them lines (procfs_fields_line), and
- * procfs_fields_count() them.
- */
-extern procfs_fieldset procfs_status_fields(procfs_status *st);
-extern procfs_fieldset procfs_smaps_fields(procfs_smaps *sm);
 
 extern int	procfs_parse_stat(const char *buf, size_t len, procfs_stat *out);
 /* Reads and parses /proc/<pid>/stat; PROCFS_UNREADABLE when it does not parse. */

@@ -3,6 +3,7 @@
  *		One process's memory figures, read from /proc (no PostgreSQL headers).
  */
 #include "sample.h"
+#include "keys.h"
 
 #include <string.h>
 
@@ -71,7 +72,7 @@ failed(procmem_sample *s, procmem_file f, procfs_result res)
 static int
 read_smaps(pid_t pid, procmem_sample *s)
 {
-	procfs_fieldset fs = procfs_smaps_fields(&s->smaps);
+	procfs_fieldset fs = keys_fieldset(&keys_smaps, &s->smaps);
 	procfs_result res;
 
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_SMAPS_ROLLUP],
@@ -143,8 +144,8 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 static void
 sample_init(procmem_sample *s)
 {
-	procfs_fieldset status = procfs_status_fields(&s->status);
-	procfs_fieldset smaps = procfs_smaps_fields(&s->smaps);
+	procfs_fieldset status = keys_fieldset(&keys_status, &s->status);
+	procfs_fieldset smaps = keys_fieldset(&keys_smaps, &s->smaps);
 
 	memset(s, 0, sizeof(*s));
 	procfs_fields_init(&status);
@@ -186,7 +187,7 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
 		return SAMPLE_NOT_CHILD;
 
-	status = procfs_status_fields(&s->status);
+	status = keys_fieldset(&keys_status, &s->status);
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_STATUS],
 							procfs_fields_line, &status);
 	if (res != PROCFS_OK)

@@ -16,18 +16,10 @@
 
 /* /proc/meminfo */
 
-procfs_fieldset
-sysmem_meminfo_fields(sysmem_meminfo *mi)
-{
-	procfs_fieldset fs = PROCFS_KEYSET(keys_meminfo, ':', 0, mi);
-
-	return fs;
-}
-
 procfs_result
 sysmem_read_meminfo(sysmem_meminfo *mi)
 {
-	procfs_fieldset fs = sysmem_meminfo_fields(mi);
+	procfs_fieldset fs = keys_fieldset(&keys_meminfo, mi);
 	procfs_result res;
 
 	procfs_fields_init(&fs);
@@ -302,7 +294,7 @@ static void
 read_keyed(const char *dir, const char *name, const procfs_keys *keys, void *target)
 {
 	char		path[1280];
-	procfs_fieldset fs = PROCFS_KEYSET(*keys, ' ', 0, target);
+	procfs_fieldset fs = keys_fieldset(keys, target);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/* a missing file leaves the fields as the caller initialized them */
@@ -330,7 +322,7 @@ typedef struct v1_hier
 static const procfs_field v1_hier_field[] = {
 	PROCFS_FIELD(v1_hier, "hierarchical_memory_limit", limit, 0),
 };
-static const procfs_keys v1_hier_key = {v1_hier_field, 1};
+static const procfs_keys v1_hier_key = {v1_hier_field, 1, ' ', 0};
 
 /*
  * Walks from the cgroup up to the mount point. At each level with a limit,

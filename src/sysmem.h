@@ -31,8 +31,6 @@ typedef struct sysmem_meminfo
 	int64_t		anon_hugepages;
 } sysmem_meminfo;
 
-/* The fieldset that parses meminfo lines into mi (as procfs_status_fields()) */
-extern procfs_fieldset sysmem_meminfo_fields(sysmem_meminfo *mi);
 extern procfs_result sysmem_read_meminfo(sysmem_meminfo *mi);
 
 /* The memory cgroup a process is in, and where its files are. */

@@ -15,6 +15,7 @@
 
 #include "members.h"
 #include "rows.h"
+#include "keys.h"
 #include "sysmem.h"
 
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
@@ -226,7 +227,7 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	status = procfs_status_fields(&st);
+	status = keys_fieldset(&keys_status, &st);
 	procfs_fields_init(&status);
 	(void) procfs_read_lines(PostmasterPid, "status", procfs_fields_line, &status);
 	put_int8(values, nulls, i++, st.vm_peak);

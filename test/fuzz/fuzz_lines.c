@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "procfs.h"
+#include "keys.h"
 #include "sysmem.h"
 
 static void
@@ -28,9 +29,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_status st;
 	procfs_smaps sm;
 	sysmem_meminfo mi;
-	procfs_fieldset status = procfs_status_fields(&st);
-	procfs_fieldset smaps = procfs_smaps_fields(&sm);
-	procfs_fieldset meminfo = sysmem_meminfo_fields(&mi);
+	procfs_fieldset status = keys_fieldset(&keys_status, &st);
+	procfs_fieldset smaps = keys_fieldset(&keys_smaps, &sm);
+	procfs_fieldset meminfo = keys_fieldset(&keys_meminfo, &mi);
 
 	if (size == 0)
 		return 0;

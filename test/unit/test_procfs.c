@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "keys.h"
 #include "sample.h"
 #include "tap.h"
 
@@ -74,7 +75,7 @@ static procfs_status
 status_of(const char *rel)
 {
 	procfs_status st;
-	procfs_fieldset fs = procfs_status_fields(&st);
+	procfs_fieldset fs = keys_fieldset(&keys_status, &st);
 
 	procfs_fields_init(&fs);
 	parse_fixture(rel, procfs_fields_line, &fs);
@@ -85,7 +86,7 @@ static procfs_smaps
 smaps_of(const char *rel)
 {
 	procfs_smaps sm;
-	procfs_fieldset fs = procfs_smaps_fields(&sm);
+	procfs_fieldset fs = keys_fieldset(&keys_smaps, &sm);
 
 	procfs_fields_init(&fs);
 	parse_fixture(rel, procfs_fields_line, &fs);
@@ -96,7 +97,7 @@ static void
 test_captured_status(void)
 {
 	procfs_status st = status_of("linux-6.18-backend/status");
-	procfs_fieldset fs = procfs_status_fields(&st);
+	procfs_fieldset fs = keys_fieldset(&keys_status, &st);
 
 	is_i64(st.vm_peak, KB(224604), "status: VmPeak");
 	is_i64(st.vm_hwm, KB(37280), "status: VmHWM");
@@ -153,8 +154,8 @@ test_chunking(void)
 		procfs_status st0, st;
 		procfs_smaps sm0, sm;
 
-		procfs_fieldset st0_fs = procfs_status_fields(&st0), sm0_fs = procfs_smaps_fields(&sm0);
-		procfs_fieldset st_fs = procfs_status_fields(&st), sm_fs = procfs_smaps_fields(&sm);
+		procfs_fieldset st0_fs = keys_fieldset(&keys_status, &st0), sm0_fs = keys_fieldset(&keys_smaps, &sm0);
+		procfs_fieldset st_fs = keys_fieldset(&keys_status, &st), sm_fs = keys_fieldset(&keys_smaps, &sm);
 
 		procfs_fields_init(&st0_fs);
 		procfs_fields_init(&sm0_fs);
@@ -368,7 +369,7 @@ test_lines(void)
 	memset(buf, 'x', sizeof(buf));
 	memcpy(buf, "VmPTE:\t1 kB", 11);
 	memcpy(buf + 1985, "\nVmRSS:\t5 kB\n", 13);
-	fs = procfs_status_fields(&st);
+	fs = keys_fieldset(&keys_status, &st);
 	procfs_fields_init(&fs);
 	feed(buf, 1998, 100, procfs_fields_line, &fs);
 	ok(st.vm_pte == PROCFS_MISSING, "lines: an over-long line is dropped whole");

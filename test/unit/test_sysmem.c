@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "sysmem.h"
 #include "tap.h"
 
@@ -59,7 +60,7 @@ test_meminfo(void)
 	size_t		len;
 	char	   *buf = slurp("linux-6.18-meminfo", &len);
 	sysmem_meminfo mi;
-	procfs_fieldset fs = sysmem_meminfo_fields(&mi);
+	procfs_fieldset fs = keys_fieldset(&keys_meminfo, &mi);
 	procfs_lines lb;
 
 	procfs_fields_init(&fs);
