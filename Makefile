@@ -13,7 +13,7 @@ EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = pg_procmem
-OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/procfs.o src/pagemap.o src/pagetables.o src/sysmem.o \
+OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/sample.o src/kernel.o src/procfs.o src/pagemap.o src/pagetables.o src/sysmem.o \
 	src/history.o src/history_file.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
@@ -34,7 +34,7 @@ SCRIPT_PARTS = processes contexts backends system shared_memory oom headroom top
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since.
 UPGRADE_FROM = 1.1.0
-UPGRADE_PARTS = shared_memory oom headroom top history advice_facts advice_checks advice
+UPGRADE_PARTS = processes backends shared_memory oom headroom top history advice_facts advice_checks advice
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then
@@ -70,8 +70,8 @@ $(OBJS): $(wildcard src/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_LIB = src/procfs.c src/keys.c src/sample.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_file.c
-UNIT_HDRS = src/procfs.h src/keys.h src/sample.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h src/history.h test/unit/tap.h
+UNIT_LIB = src/procfs.c src/keys.c src/sample.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_file.c
+UNIT_HDRS = src/procfs.h src/keys.h src/sample.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h src/history.h test/unit/tap.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)

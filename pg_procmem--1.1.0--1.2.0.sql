@@ -17,7 +17,255 @@ DROP VIEW @extschema@.pg_procmem_hugepages;
 DROP VIEW @extschema@.pg_procmem_accounting;
 DROP VIEW @extschema@.pg_procmem_oom;
 DROP VIEW @extschema@.pg_procmem_headroom;
+DROP VIEW @extschema@.pg_procmem_summary;
+DROP VIEW @extschema@.pg_procmem_backends_pss;
+DROP VIEW @extschema@.pg_procmem_backends;
 DROP FUNCTION @extschema@.pg_procmem_shared_memory();
+-- new columns: kernel and the parts of private_anon
+DROP FUNCTION @extschema@.pg_procmem_processes(boolean);
+DROP FUNCTION @extschema@.pg_procmem_process(integer, boolean);
+
+-- Every process of this server, read from /proc: the functions the views
+-- are built on. overhead is private_anon + page_tables + kernel (the
+-- kernel's own memory for the process: its stack, page-table top and slab
+-- objects, counted from its threads, mappings and open files); the columns
+-- after unreadable split private_anon by what holds it (1.2.0 appended
+-- them, so that the library still serves the 1.1.0 definitions).
+
+-- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
+-- are NULL without it): that walks every page-table entry of the process,
+-- shared_buffers included, so it costs milliseconds per backend that has
+-- touched a large buffer pool without huge pages.
+CREATE FUNCTION pg_procmem_processes(
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_processes'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION pg_procmem_processes(boolean) IS
+'memory of every live process of this server, read from /proc';
+
+CREATE FUNCTION pg_procmem_process(
+	IN pid integer,
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_process'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
+
+COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
+'memory of one process of this server; ERROR for a pid that is not one';
+
+REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
+
+-- The headline: one row per live server process, with who it is from
+-- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
+-- there) and, for the calling backend, PostgreSQL's own allocation totals.
+-- Cheap whatever shared_buffers is: it never reads smaps_rollup.
+CREATE VIEW pg_procmem_backends AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.client_addr,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.private_anon,
+	   p.cow_shared_anon,
+	   p.page_tables,
+	   p.kernel,
+	   p.rss,
+	   p.rss_anon,
+	   p.rss_file,
+	   p.rss_shmem,
+	   p.swap,
+	   p.hugetlb,
+	   p.peak_rss,
+	   p.oom_score,
+	   p.oom_score_adj,
+	   COALESCE(own.context_bytes, pub.context_bytes) AS context_bytes,
+	   COALESCE(own.context_free_bytes, pub.context_free_bytes) AS context_free_bytes,
+	   pub.context_peak_bytes,
+	   p.unreadable,
+	   a.backend_start,
+	   a.state_change,
+	   a.wait_event_type,
+	   a.wait_event,
+	   a.query_start,
+	   a.leader_pid,
+	   a.query_id,
+	   a.query
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid, o.*
+				FROM @extschema@.pg_procmem_own_contexts() AS o) AS own
+	 ON own.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN @extschema@.pg_procmem_backend_contexts(true) AS pub
+	 ON pub.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends IS
+'every live process of this server: who it is, and what it really costs in memory';
+
+-- What overhead is made of, for every process: its exclusive anonymous
+-- memory by the mapping that holds it, its page tables and the kernel's
+-- own memory for it. heap .. libraries add up to private_anon, and with
+-- page_tables and kernel to overhead (by the pagemap+kernel method). The
+-- same walk as pg_procmem_backends: no extra pass over the mappings.
+CREATE VIEW pg_procmem_breakdown AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.heap,
+	   p.mmap,
+	   p.stack,
+	   p.postgres_data,
+	   p.jit,
+	   p.libraries,
+	   p.page_tables,
+	   p.kernel,
+	   p.private_anon,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_breakdown IS
+'what each process''s overhead is made of: heap, other anonymous mappings, stack, copies of the executable''s data, JIT libraries, other libraries, page tables, kernel';
+
+-- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
+-- the exact overhead. Expensive with huge_pages=off and a large, touched
+-- shared_buffers (see pg_procmem_processes above).
+CREATE VIEW pg_procmem_backends_pss AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.pss_anon OPERATOR(pg_catalog.+) p.page_tables AS pss_overhead,
+	   p.rss,
+	   p.pss,
+	   p.pss_anon,
+	   p.pss_file,
+	   p.pss_shmem,
+	   p.private,
+	   p.swap_pss,
+	   p.page_tables,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(true) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends_pss IS
+'PSS figures of every live process of this server (expensive without huge pages)';
+
+-- Totals per backend type, database, user and application.
+CREATE VIEW pg_procmem_summary AS
+SELECT CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN 'backend_type'
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN 'database'
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN 'user'
+			ELSE 'application' END AS grouped_by,
+	   CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN b.backend_type
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN b.datname::text
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN b.usename::text
+			ELSE b.application_name END AS name,
+	   pg_catalog.count(*) AS processes,
+	   pg_catalog.sum(b.overhead)::bigint AS total_overhead,
+	   pg_catalog.avg(b.overhead)::bigint AS avg_overhead,
+	   pg_catalog.sum(b.page_tables)::bigint AS total_page_tables,
+	   pg_catalog.sum(b.rss)::bigint AS total_rss,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle')::bigint
+		   AS idle_overhead,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')
+		   AS idle_in_transaction,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')::bigint
+		   AS idle_in_transaction_overhead
+FROM (SELECT backend_type, datname, usename, overhead, page_tables, rss, state,
+			 NULLIF(application_name, '') AS application_name	-- background processes have ''
+	  FROM @extschema@.pg_procmem_backends) AS b
+GROUP BY GROUPING SETS ((b.backend_type), (b.datname), (b.usename), (b.application_name));
+
+COMMENT ON VIEW pg_procmem_summary IS
+'overhead, page tables and rss totals per backend type, database, user and application';
+
+REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
+REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
+REVOKE ALL ON pg_procmem_breakdown FROM PUBLIC;
+GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary, pg_procmem_breakdown
+	TO pg_read_all_stats;
 
 -- The main shared memory segment (resident part, whoever touched it), the
 -- DSM segments this server's processes map, and the postmaster's VmPeak.
@@ -538,7 +786,7 @@ CREATE VIEW pg_procmem_advice_facts AS
 WITH p AS (
 	-- own_type is set only for the postmaster and children without a PGPROC
 	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
-		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj, pr.jit
 	FROM @extschema@.pg_procmem_processes(false) AS pr
 		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
 ), c AS (
@@ -554,7 +802,10 @@ WITH p AS (
 		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
 			   AS client_max_oom_score,
 		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
-		   pg_catalog.sum(p.swap)::bigint AS swap
+		   pg_catalog.sum(p.swap)::bigint AS swap,
+		   pg_catalog.sum(p.overhead)::bigint AS overhead,
+		   pg_catalog.sum(p.jit)::bigint AS jit_bytes,
+		   pg_catalog.count(*) FILTER (WHERE p.jit OPERATOR(pg_catalog.>) 0) AS jit_processes
 	FROM p
 )
 SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limit, s.overcommit_memory,
@@ -583,6 +834,8 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 			ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
 		   AS dirty_background_limit,
 	   c.clients, c.idle, c.idle_10min, c.idle_overhead, c.client_max_oom_score, c.swapping, c.swap,
+	   c.overhead, c.jit_bytes, c.jit_processes,
+	   pg_catalog.current_setting('jit') AS jit, pg_catalog.current_setting('jit_above_cost') AS jit_above_cost,
 	   pm.pid AS postmaster_pid, pm.oom_score AS postmaster_oom_score, pm.oom_score_adj AS postmaster_oom_score_adj,
 	   x.pid AS top_pid, x.backend_type AS top_backend_type, x.own_type AS top_own_type, x.oom_score AS top_oom_score,
 	   -- children without a PGPROC (the logger) are restarted alone: not these
@@ -862,7 +1115,23 @@ BEGIN ATOMIC
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
 		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
 		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
+	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'jit_memory',
+		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s processes hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
+							 f.jit_processes, pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
+							 f.jit, f.jit_above_cost),
+		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
+							 'or database that sets it) would save about %s now (see '
+							 'pg_procmem_breakdown.jit); or raise jit_above_cost (%s) so that only long analytic queries '
+							 'compile, and let a pooler recycle server connections (server_lifetime)',
+							 pg_catalog.pg_size_pretty(f.jit_bytes), f.jit_above_cost)
+	WHERE f.jit_bytes OPERATOR(pg_catalog.>=) 33554432
+	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
@@ -874,7 +1143,7 @@ COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) I
 COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
 'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
 COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
-'internal: the swap, cgroup_limit and cgroup_oom_kills checks of pg_procmem_advice';
+'internal: the swap, cgroup_limit, cgroup_oom_kills and jit_memory checks of pg_procmem_advice';
 
 REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;

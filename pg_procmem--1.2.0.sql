@@ -12,7 +12,11 @@
 -- queries are sensitive; pg_read_all_stats (so pg_monitor) may read.
 
 -- Every process of this server, read from /proc: the functions the views
--- are built on.
+-- are built on. overhead is private_anon + page_tables + kernel (the
+-- kernel's own memory for the process: its stack, page-table top and slab
+-- objects, counted from its threads, mappings and open files); the columns
+-- after unreadable split private_anon by what holds it (1.2.0 appended
+-- them, so that the library still serves the 1.1.0 definitions).
 
 -- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
 -- are NULL without it): that walks every page-table entry of the process,
@@ -42,7 +46,14 @@ CREATE FUNCTION pg_procmem_processes(
 	OUT peak_rss bigint,
 	OUT oom_score integer,
 	OUT oom_score_adj integer,
-	OUT unreadable text[])
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
@@ -75,7 +86,14 @@ CREATE FUNCTION pg_procmem_process(
 	OUT peak_rss bigint,
 	OUT oom_score integer,
 	OUT oom_score_adj integer,
-	OUT unreadable text[])
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_process'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
@@ -177,6 +195,7 @@ SELECT p.pid,
 	   p.private_anon,
 	   p.cow_shared_anon,
 	   p.page_tables,
+	   p.kernel,
 	   p.rss,
 	   p.rss_anon,
 	   p.rss_file,
@@ -209,6 +228,36 @@ FROM @extschema@.pg_procmem_processes(false) AS p
 
 COMMENT ON VIEW pg_procmem_backends IS
 'every live process of this server: who it is, and what it really costs in memory';
+
+-- What overhead is made of, for every process: its exclusive anonymous
+-- memory by the mapping that holds it, its page tables and the kernel's
+-- own memory for it. heap .. libraries add up to private_anon, and with
+-- page_tables and kernel to overhead (by the pagemap+kernel method). The
+-- same walk as pg_procmem_backends: no extra pass over the mappings.
+CREATE VIEW pg_procmem_breakdown AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.heap,
+	   p.mmap,
+	   p.stack,
+	   p.postgres_data,
+	   p.jit,
+	   p.libraries,
+	   p.page_tables,
+	   p.kernel,
+	   p.private_anon,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_breakdown IS
+'what each process''s overhead is made of: heap, other anonymous mappings, stack, copies of the executable''s data, JIT libraries, other libraries, page tables, kernel';
 
 -- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
 -- the exact overhead. Expensive with huge_pages=off and a large, touched
@@ -272,7 +321,9 @@ COMMENT ON VIEW pg_procmem_summary IS
 REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
 REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
 REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
-GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary TO pg_read_all_stats;
+REVOKE ALL ON pg_procmem_breakdown FROM PUBLIC;
+GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary, pg_procmem_breakdown
+	TO pg_read_all_stats;
 
 -- The machine and the server's memory cgroup, one row. Bytes, but the
 -- hugepages_* counts; NULL where a file is missing or a limit is "max".
@@ -874,7 +925,7 @@ CREATE VIEW pg_procmem_advice_facts AS
 WITH p AS (
 	-- own_type is set only for the postmaster and children without a PGPROC
 	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
-		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj, pr.jit
 	FROM @extschema@.pg_procmem_processes(false) AS pr
 		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
 ), c AS (
@@ -890,7 +941,10 @@ WITH p AS (
 		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
 			   AS client_max_oom_score,
 		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
-		   pg_catalog.sum(p.swap)::bigint AS swap
+		   pg_catalog.sum(p.swap)::bigint AS swap,
+		   pg_catalog.sum(p.overhead)::bigint AS overhead,
+		   pg_catalog.sum(p.jit)::bigint AS jit_bytes,
+		   pg_catalog.count(*) FILTER (WHERE p.jit OPERATOR(pg_catalog.>) 0) AS jit_processes
 	FROM p
 )
 SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limit, s.overcommit_memory,
@@ -919,6 +973,8 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 			ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
 		   AS dirty_background_limit,
 	   c.clients, c.idle, c.idle_10min, c.idle_overhead, c.client_max_oom_score, c.swapping, c.swap,
+	   c.overhead, c.jit_bytes, c.jit_processes,
+	   pg_catalog.current_setting('jit') AS jit, pg_catalog.current_setting('jit_above_cost') AS jit_above_cost,
 	   pm.pid AS postmaster_pid, pm.oom_score AS postmaster_oom_score, pm.oom_score_adj AS postmaster_oom_score_adj,
 	   x.pid AS top_pid, x.backend_type AS top_backend_type, x.own_type AS top_own_type, x.oom_score AS top_oom_score,
 	   -- children without a PGPROC (the logger) are restarted alone: not these
@@ -1198,7 +1254,23 @@ BEGIN ATOMIC
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
 		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
 		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
+	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'jit_memory',
+		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s processes hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
+							 f.jit_processes, pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
+							 f.jit, f.jit_above_cost),
+		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
+							 'or database that sets it) would save about %s now (see '
+							 'pg_procmem_breakdown.jit); or raise jit_above_cost (%s) so that only long analytic queries '
+							 'compile, and let a pooler recycle server connections (server_lifetime)',
+							 pg_catalog.pg_size_pretty(f.jit_bytes), f.jit_above_cost)
+	WHERE f.jit_bytes OPERATOR(pg_catalog.>=) 33554432
+	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
@@ -1210,7 +1282,7 @@ COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) I
 COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
 'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
 COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
-'internal: the swap, cgroup_limit and cgroup_oom_kills checks of pg_procmem_advice';
+'internal: the swap, cgroup_limit, cgroup_oom_kills and jit_memory checks of pg_procmem_advice';
 
 REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;

@@ -23,6 +23,7 @@ static const procfs_field status[] = {
 	PROCFS_FIELD(procfs_status, "VmSwap", vm_swap, 1),
 	PROCFS_FIELD(procfs_status, "HugetlbPages", hugetlb, 1),
 	PROCFS_FIELD(procfs_status, "PPid", ppid, 0),
+	PROCFS_FIELD(procfs_status, "Threads", threads, 0),
 };
 KEYS(keys_status, status, ':', 0);
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -42,7 +43,7 @@ pagemap_vma_wanted(const procfs_vma *vma, int have_scan)
 
 void
 pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-					  pagemap_anon *anon)
+					  int64_t *exclusive, int64_t *shared)
 {
 	for (size_t i = 0; i < n; i++)
 	{
@@ -51,9 +52,9 @@ pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
 		if (!(e & PM_ENTRY_PRESENT) || (e & PM_ENTRY_FILE))
 			continue;
 		if (e & PM_ENTRY_EXCLUSIVE)
-			anon->exclusive += page_size;
+			*exclusive += page_size;
 		else
-			anon->shared += page_size;
+			*shared += page_size;
 	}
 }
 
@@ -184,22 +185,151 @@ pagemap_scan_init(struct pm_scan_arg_abi *arg, uint64_t start, uint64_t end,
 
 /* The anonymous memory reader */
 
+static const char *const part_names[PAGEMAP_NPARTS] = {
+	[PAGEMAP_HEAP] = "heap",
+	[PAGEMAP_MMAP] = "mmap",
+	[PAGEMAP_STACK] = "stack",
+	[PAGEMAP_POSTGRES] = "postgres",
+	[PAGEMAP_JIT] = "jit",
+	[PAGEMAP_LIBRARIES] = "libraries",
+};
+
+const char *
+pagemap_part_name(pagemap_part p)
+{
+	return (p >= 0 && p < PAGEMAP_NPARTS) ? part_names[p] : "?";
+}
+
+/*
+ * A private mapping the walk met, in address order, with the anonymous
+ * pages counted in it. part is known when its name was (maps text), else
+ * PART_UNNAMED until name_parts() looks.
+ */
+#define PART_UNNAMED (-1)
+
+typedef struct vma_slot
+{
+	uint64_t	start;
+	uint64_t	end;
+	uint64_t	inode;
+	int64_t		exclusive;
+	int64_t		shared;
+	int			part;
+} vma_slot;
+
 typedef struct anon_reader
 {
 	pid_t		pid;
 	pagemap_file pm;
 	int			have_scan;
+	int			maps_fd;		/* PROCMAP_QUERY's, kept open to ask names */
 	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
+	const pagemap_hints *hints;
 	pagemap_anon *anon;
+	vma_slot   *slots;			/* the private mappings, in address order */
+	size_t		nslots;
+	int64_t		lost_exclusive; /* counted outside every known mapping */
+	int64_t		lost_shared;
 } anon_reader;
+
+/*
+ * The slots, kept from one process to the next: a backend has a few hundred
+ * mappings, and this is plain C with no memory context to allocate from.
+ */
+static vma_slot *slot_buf;
+static size_t slot_cap;
+
+static int
+add_slot(anon_reader *r, const procfs_vma *vma, int part)
+{
+	vma_slot   *v;
+
+	if (r->nslots == slot_cap)
+	{
+		size_t		cap = slot_cap ? 2 * slot_cap : 512;
+		vma_slot   *grown = realloc(slot_buf, cap * sizeof(vma_slot));
+
+		if (grown == NULL)
+		{
+			pagemap_fail(&r->pm, PROCFS_UNREADABLE, 0);
+			return -1;
+		}
+		slot_buf = grown;
+		slot_cap = cap;
+	}
+	r->slots = slot_buf;
+	v = &r->slots[r->nslots++];
+	v->start = vma->start;
+	v->end = vma->end;
+	v->inode = vma->inode;
+	v->exclusive = v->shared = 0;
+	v->part = part;
+	return 0;
+}
+
+/* The first slot ending above addr, or nslots */
+static size_t
+slot_at(const anon_reader *r, uint64_t addr)
+{
+	size_t		lo = 0, hi = r->nslots;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (r->slots[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Counts n entries from page first_page on into the mappings they fall in
+ * (a PAGEMAP_SCAN region can span adjacent mappings); pages outside every
+ * mapping the walk met (one created meanwhile) still count, as mmap.
+ */
+static void
+count_into_slots(anon_reader *r, uint64_t first_page, const uint64_t *entries, size_t n)
+{
+	uint64_t	ps = (uint64_t) r->pm.page_size;
+	uint64_t	addr = first_page * ps;
+
+	while (n > 0)
+	{
+		size_t		k = slot_at(r, addr);
+		uint64_t	limit = UINT64_MAX;
+		size_t		take;
+		int64_t    *excl, *shared;
+
+		if (k < r->nslots && r->slots[k].start <= addr)
+		{
+			limit = r->slots[k].end;
+			excl = &r->slots[k].exclusive;
+			shared = &r->slots[k].shared;
+		}
+		else
+		{
+			if (k < r->nslots)
+				limit = r->slots[k].start;
+			excl = &r->lost_exclusive;
+			shared = &r->lost_shared;
+		}
+		take = (limit - addr) / ps < n ? (size_t) ((limit - addr) / ps) : n;
+		if (take == 0)
+			take = 1;
+		pagemap_count_entries(entries, take, r->pm.page_size, excl, shared);
+		entries += take;
+		n -= take;
+		addr += take * ps;
+	}
+}
 
 static int
 count_entries(void *arg, uint64_t first_page, const uint64_t *entries, size_t n)
 {
-	anon_reader *r = arg;
-
-	(void) first_page;
-	pagemap_count_entries(entries, n, r->pm.page_size, r->anon);
+	count_into_slots(arg, first_page, entries, n);
 	return 0;
 }
 
@@ -254,9 +384,8 @@ count_regions(void *arg, const struct pm_page_region *regions, int n)
 			continue;
 		}
 		for (; i <= j; i++)
-			pagemap_count_entries(buf + (regions[i].start / ps - first),
-								  (regions[i].end - regions[i].start) / ps,
-								  r->pm.page_size, r->anon);
+			count_into_slots(r, regions[i].start / ps, buf + (regions[i].start / ps - first),
+							 (regions[i].end - regions[i].start) / ps);
 	}
 	return r->pm.res != PROCFS_OK;
 }
@@ -280,23 +409,52 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 	pagemap_scan(&r->pm, &arg, count_regions, r);
 }
 
-/*
- * Without PAGEMAP_SCAN: every page of each mapping that can hold anonymous
- * pages is read. With it, one scan covers the whole stretch of address space
- * between two shared mappings (see add_shared()).
- */
-static void
-read_vma(anon_reader *r, const procfs_vma *vma)
+/* What a mapping's name says it holds; PART_UNNAMED for an anonymous one */
+static int
+part_of_path(const char *path, size_t len, uint64_t inode, const pagemap_hints *h)
 {
-	if (r->pm.res != PROCFS_OK || !pagemap_vma_wanted(vma, r->have_scan))
-		return;
-	count_range(r, vma->start, vma->end);
+	if (len == 6 && memcmp(path, "[heap]", 6) == 0)
+		return PAGEMAP_HEAP;
+	if (len >= 6 && memcmp(path, "[stack", 6) == 0)
+		return PAGEMAP_STACK;
+	if (inode == 0 || len == 0 || path[0] != '/')
+		return PART_UNNAMED;
+	if (h && h->exe_ino && inode == h->exe_ino)
+		return PAGEMAP_POSTGRES;
+	if (memmem(path, len, "libLLVM", 7) || memmem(path, len, "/llvmjit.so", 11))
+		return PAGEMAP_JIT;
+	return PAGEMAP_LIBRARIES;
 }
 
 /*
- * With PAGEMAP_SCAN, mappings arrive in address order and only the shared
- * ones matter: the stretch from the end of the previous shared mapping to
- * the start of this one is scanned in one go.
+ * Meets one mapping, in address order: every one is counted, a private one
+ * that can hold anonymous pages gets a slot. Without PAGEMAP_SCAN each such
+ * mapping's pages are read now; with it, one scan covers the whole stretch
+ * of address space between two shared mappings (see add_shared()).
+ */
+static void add_shared(anon_reader *r, uint64_t start, uint64_t end);
+
+static void
+meet_vma(anon_reader *r, const procfs_vma *vma, int part)
+{
+	if (r->pm.res != PROCFS_OK || (vma->start >> 63))
+		return;					/* [vsyscall]: kernel address space */
+	r->anon->mappings++;
+	if (vma->shared)
+	{
+		if (r->have_scan)
+			add_shared(r, vma->start, vma->end);
+		return;
+	}
+	if (!pagemap_vma_wanted(vma, r->have_scan) || add_slot(r, vma, part) != 0)
+		return;
+	if (!r->have_scan)
+		count_range(r, vma->start, vma->end);
+}
+
+/*
+ * With PAGEMAP_SCAN, the stretch from the end of the previous shared
+ * mapping to the start of this one is scanned in one go.
  */
 static void
 add_shared(anon_reader *r, uint64_t start, uint64_t end)
@@ -358,11 +516,29 @@ pagemap_scan_top(const pagemap_file *pf)
 	return user_space_end(pf->fd, pf->page_size);
 }
 
+/* One PROCMAP_QUERY: the mapping covering addr or the next one; errno on failure */
+static int
+query_vma(int fd, uint64_t addr, struct procmap_query_abi *q, char *name, size_t name_size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = PM_QUERY_COVERING_OR_NEXT_VMA;
+	q->query_addr = addr;
+	if (name)
+	{
+		q->vma_name_addr = (uint64_t) (uintptr_t) name;
+		q->vma_name_size = (uint32_t) name_size;
+	}
+	while (ioctl(fd, PM_IOCTL_PROCMAP_QUERY, q) < 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
+}
+
 /*
- * Lists mappings with PROCMAP_QUERY: with PAGEMAP_SCAN only the shared ones
- * (the kernel filters them: a handful of calls instead of one per mapping),
- * else all of them. Returns 0 when done (or failed: see r->pm.res), -1 when the
- * kernel does not have the ioctl.
+ * Lists every mapping with PROCMAP_QUERY (without formatting the maps
+ * text). Returns 0 when done (or failed: see r->pm.res), -1 when the kernel
+ * does not have the ioctl. Leaves r->maps_fd open for name_parts().
  */
 static int
 query_vmas(anon_reader *r)
@@ -370,34 +546,28 @@ query_vmas(anon_reader *r)
 	char		path[64];
 	struct procmap_query_abi q;
 	uint64_t	addr = 0;
-	int			fd;
 	int			first = 1;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int) r->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	r->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->maps_fd < 0)
 	{
 		pagemap_fail(&r->pm, procfs_errno_result(errno), 0);
 		return 0;
 	}
 	for (;;)
 	{
-		procfs_vma vma;
+		procfs_vma	vma;
+		int			err = query_vma(r->maps_fd, addr, &q, NULL, 0);
 
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		q.query_flags = PM_QUERY_COVERING_OR_NEXT_VMA |
-			(r->have_scan ? PM_QUERY_VMA_SHARED : 0);
-		q.query_addr = addr;
-		if (ioctl(fd, PM_IOCTL_PROCMAP_QUERY, &q) < 0)
+		if (err)
 		{
-			int			err = errno;
-
-			if (err == EINTR)
-				continue;
-			close(fd);
 			if (first && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP))
+			{
+				close(r->maps_fd);
+				r->maps_fd = -1;
 				return -1;		/* not this kernel: parse the text */
+			}
 			if (err != ENOENT)	/* ENOENT: no mapping past addr */
 				pagemap_fail(&r->pm, procfs_errno_result(err), 0);
 			else if (r->have_scan)
@@ -408,8 +578,9 @@ query_vmas(anon_reader *r)
 		if (q.vma_end <= addr)
 		{
 			pagemap_fail(&r->pm, PROCFS_UNREADABLE, 0);	/* no progress: do not spin */
-			break;
+			return 0;
 		}
+		memset(&vma, 0, sizeof(vma));
 		vma.start = q.vma_start;
 		vma.end = q.vma_end;
 		vma.readable = (q.vma_flags & PM_QUERY_VMA_READABLE) != 0;
@@ -417,16 +588,11 @@ query_vmas(anon_reader *r)
 		vma.executable = (q.vma_flags & PM_QUERY_VMA_EXECUTABLE) != 0;
 		vma.shared = (q.vma_flags & PM_QUERY_VMA_SHARED) != 0;
 		vma.inode = q.inode;
-		if (r->have_scan)
-			add_shared(r, vma.start, vma.end);
-		else
-			read_vma(r, &vma);
+		meet_vma(r, &vma, PART_UNNAMED);
 		addr = q.vma_end;
 		if (r->pm.res != PROCFS_OK)
-			break;
+			return 0;
 	}
-	close(fd);
-	return 0;
 }
 
 static void
@@ -434,14 +600,93 @@ maps_vma(void *arg, const procfs_vma *vma)
 {
 	anon_reader *r = arg;
 
-	if (!r->have_scan)
-		read_vma(r, vma);
-	else if (vma->shared && !(vma->start >> 63))
-		add_shared(r, vma->start, vma->end);
+	meet_vma(r, vma, part_of_path(vma->path, vma->path_len, vma->inode, r->hints));
+}
+
+/*
+ * The part of a file mapping PROCMAP_QUERY listed without its name: the
+ * executable by its inode, else the name, asked once per file (a library's
+ * mappings are adjacent) and only for files holding exclusive pages.
+ */
+static int
+file_part(anon_reader *r, const vma_slot *v, uint64_t *named_ino, int *named_part)
+{
+	struct procmap_query_abi q;
+	char		name[4096];
+
+	if (r->hints && r->hints->exe_ino && v->inode == r->hints->exe_ino)
+		return PAGEMAP_POSTGRES;
+	if (v->inode == *named_ino)
+		return *named_part;
+	*named_ino = v->inode;
+	*named_part = PAGEMAP_LIBRARIES;
+	if (r->maps_fd >= 0 && query_vma(r->maps_fd, v->start, &q, name, sizeof(name)) == 0 &&
+		q.vma_start == v->start && q.inode == v->inode && q.vma_name_size > 0)
+		*named_part = part_of_path(name, strnlen(name, sizeof(name)), v->inode, r->hints);
+	if (*named_part == PART_UNNAMED)
+		*named_part = PAGEMAP_LIBRARIES;
+	return *named_part;
+}
+
+/*
+ * Names the slots' parts and adds them up. An anonymous mapping right after
+ * a file's is that file's bss, right after the heap's more heap; the heap
+ * and stack are where /proc/<pid>/stat says (their names, when read from
+ * the maps text).
+ */
+static void
+name_parts(anon_reader *r)
+{
+	pagemap_anon *a = r->anon;
+	uint64_t	named_ino = 0;
+	int			named_part = PAGEMAP_LIBRARIES;
+	int			prev_part = PART_UNNAMED;
+	uint64_t	prev_end = 0;
+
+	for (size_t k = 0; k < r->nslots; k++)
+	{
+		vma_slot   *v = &r->slots[k];
+		int			part = v->part;
+
+		if (v->exclusive + v->shared > 0)
+			a->anon_mappings++;
+		if (part == PART_UNNAMED && v->inode != 0 &&
+			(v->exclusive > 0 ||
+			 (k + 1 < r->nslots && v[1].inode == 0 && v[1].start == v->end && v[1].exclusive > 0)))
+			part = file_part(r, v, &named_ino, &named_part);
+		else if (part == PART_UNNAMED && v->inode == 0)
+		{
+			const pagemap_hints *h = r->hints;
+
+			if (h && h->start_brk && v->start <= h->start_brk && h->start_brk < v->end)
+				part = PAGEMAP_HEAP;
+			else if (h && h->start_stack && v->start <= h->start_stack && h->start_stack < v->end)
+				part = PAGEMAP_STACK;
+			else if (v->start == prev_end && prev_part != PART_UNNAMED)
+				part = prev_part;	/* a file's bss, or the heap grown since fork */
+			else
+				part = PAGEMAP_MMAP;
+		}
+		if (part == PART_UNNAMED)
+			part = v->inode ? PAGEMAP_LIBRARIES : PAGEMAP_MMAP;
+		a->part[part] += v->exclusive;
+		a->exclusive += v->exclusive;
+		a->shared += v->shared;
+		/*
+		 * A file's mapping passes its part on to the bss right after it, the
+		 * heap to the rest of the heap (what a child adds to the brk area
+		 * after fork is a mapping of its own).
+		 */
+		prev_part = (v->inode || part == PAGEMAP_HEAP) ? part : PART_UNNAMED;
+		prev_end = v->end;
+	}
+	a->part[PAGEMAP_MMAP] += r->lost_exclusive;
+	a->exclusive += r->lost_exclusive;
+	a->shared += r->lost_shared;
 }
 
 procfs_result
-pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
+pagemap_read_anon(pid_t pid, unsigned flags, const pagemap_hints *hints, pagemap_anon *anon)
 {
 	anon_reader r;
 
@@ -449,6 +694,8 @@ pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
 	memset(&r, 0, sizeof(r));
 	r.pid = pid;
 	r.anon = anon;
+	r.hints = hints;
+	r.maps_fd = -1;
 	if (pagemap_open(&r.pm, pid) != PROCFS_OK)
 	{
 		anon->failed_file = r.pm.failed_file;
@@ -468,6 +715,10 @@ pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon)
 	}
 	else
 		anon->used_query = 1;
+	if (r.pm.res == PROCFS_OK)
+		name_parts(&r);
+	if (r.maps_fd >= 0)
+		close(r.maps_fd);
 	pagemap_close(&r.pm);
 	anon->failed_file = r.pm.failed_file;
 	return r.pm.res;

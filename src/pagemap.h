@@ -29,19 +29,51 @@
  */
 extern int	pagemap_vma_wanted(const procfs_vma *vma, int have_scan);
 
+/*
+ * What holds a process's exclusive anonymous pages, by the mapping they are
+ * in: the parts add up to pagemap_anon.exclusive.
+ */
+typedef enum pagemap_part
+{
+	PAGEMAP_HEAP = 0,			/* [heap]: malloc's main arena (palloc'd memory) */
+	PAGEMAP_MMAP,				/* other anonymous mappings: large allocations,
+								 * JIT-compiled code, and pages whose mapping
+								 * changed while being read */
+	PAGEMAP_STACK,				/* [stack] */
+	PAGEMAP_POSTGRES,			/* the postgres executable's data and bss:
+								 * copies of the postmaster's pages */
+	PAGEMAP_JIT,				/* libLLVM and llvmjit.so: their data and bss,
+								 * relocated when JIT was first used */
+	PAGEMAP_LIBRARIES,			/* every other library's data and bss */
+	PAGEMAP_NPARTS
+} pagemap_part;
+
+extern const char *pagemap_part_name(pagemap_part p);
+
+/* Where a process's heap, stack and executable are, to name its parts */
+typedef struct pagemap_hints
+{
+	uint64_t	start_brk;		/* /proc/<pid>/stat; 0 if unknown */
+	uint64_t	start_stack;
+	uint64_t	exe_ino;		/* the executable's inode; 0 if unknown */
+} pagemap_hints;
+
 /* Anonymous memory of one process, in bytes. */
 typedef struct pagemap_anon
 {
 	int64_t		exclusive;		/* present, anonymous, mapped here only */
 	int64_t		shared;			/* present, anonymous, also mapped elsewhere */
+	int64_t		part[PAGEMAP_NPARTS];	/* exclusive, by what holds it */
+	int64_t		mappings;		/* every mapping, shared ones included */
+	int64_t		anon_mappings;	/* private mappings holding anonymous pages */
 	int			used_scan;		/* PAGEMAP_SCAN found the present ranges */
 	int			used_query;		/* PROCMAP_QUERY listed the mappings */
 	int			failed_file;	/* on failure: 0 maps, 1 pagemap */
 } pagemap_anon;
 
-/* Adds the anonymous pages among n pagemap entries to *anon. */
+/* Adds the anonymous pages among n pagemap entries to *exclusive and *shared. */
 extern void pagemap_count_entries(const uint64_t *entries, size_t n, int64_t page_size,
-								  pagemap_anon *anon);
+								  int64_t *exclusive, int64_t *shared);
 
 /* Flags for pagemap_read_anon(): turn off a kernel interface (tests, bugs). */
 #define PAGEMAP_NO_SCAN				0x01	/* Linux >= 6.7 */
@@ -97,10 +129,14 @@ extern void pagemap_scan_init(struct pm_scan_arg_abi *arg, uint64_t start, uint6
 							  struct pm_page_region *regions, size_t nregions);
 
 /*
- * Reads a process's anonymous memory. On PROCFS_UNREADABLE, failed_file
- * says which file could not be read. A process that exits while being read
- * gives PROCFS_GONE (pagemap reads come back empty).
+ * Reads a process's anonymous memory, in one pass over its mappings: the
+ * pages, what holds the exclusive ones (hints may be NULL: then heap and
+ * stack count as mmap, the executable as a library), and the mappings'
+ * counts. On PROCFS_UNREADABLE, failed_file says which file could not be
+ * read. A process that exits while being read gives PROCFS_GONE (pagemap
+ * reads come back empty).
  */
-extern procfs_result pagemap_read_anon(pid_t pid, unsigned flags, pagemap_anon *anon);
+extern procfs_result pagemap_read_anon(pid_t pid, unsigned flags, const pagemap_hints *hints,
+									   pagemap_anon *anon);
 
 #endif							/* PROCMEM_PAGEMAP_H */

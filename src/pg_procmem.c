@@ -35,9 +35,10 @@ PG_FUNCTION_INFO_V1(pg_procmem_page_tables);
  * Columns of pg_procmem_processes() and pg_procmem_process(), in every
  * released shape (new columns are only ever appended).
  */
-#define PROCMEM_NCOLS_V1_0 23	/* 1.0.0 to 1.2.0 */
-#define PROCMEM_NCOLS PROCMEM_NCOLS_V1_0
-static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0};
+#define PROCMEM_NCOLS_V1_0 23	/* 1.0.0 and 1.1.0 */
+#define PROCMEM_NCOLS_V1_2 30	/* + kernel and the parts of private_anon */
+#define PROCMEM_NCOLS PROCMEM_NCOLS_V1_2
+static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0, PROCMEM_NCOLS_V1_2};
 
 /* Columns of pg_procmem_page_tables() (1.2.0) */
 #define TABLES_NCOLS 5
@@ -122,6 +123,16 @@ put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kin
 	return i;
 }
 
+/* The columns of pg_procmem_processes() after unreadable (1.2.0) */
+static int
+put_process_parts(Datum *values, bool *nulls, int i, const procmem_sample *s)
+{
+	put_int8(values, nulls, i++, s->kernel);
+	for (int p = 0; p < PAGEMAP_NPARTS; p++)
+		put_int8(values, nulls, i++, s->anon.exclusive >= 0 ? s->anon.part[p] : -1);
+	return i;
+}
+
 /* The columns of pg_procmem_page_tables() between pid and unreadable */
 static int
 put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
@@ -142,6 +153,8 @@ typedef struct process_rows
 	bool		want_title;		/* a child without a PGPROC is typed by its title */
 	int			(*put) (Datum *values, bool *nulls, int i, pid_t pid,
 						procmem_membership kind, const procmem_sample *s);
+	/* the columns appended after unreadable, if any */
+	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_sample *s);
 } process_rows;
 
 /*
@@ -171,6 +184,8 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 	values[i++] = Int32GetDatum((int32) pid);
 	i = rows->put(values, nulls, i, pid, kind, &s);
 	put_unreadable(values, nulls, i++, s.unreadable);
+	if (rows->put_tail)
+		i = rows->put_tail(values, nulls, i, &s);
 	Assert(i == rows->ncols);
 	/* an older definition has fewer columns: the tuple takes the first */
 	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
@@ -181,7 +196,7 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 static process_rows
 processes_start(FunctionCallInfo fcinfo)
 {
-	process_rows rows = {NULL, PROCMEM_NCOLS, true, put_process};
+	process_rows rows = {NULL, PROCMEM_NCOLS, true, put_process, put_process_parts};
 
 	rows.rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
 	return rows;
@@ -219,6 +234,7 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
+	procmem_options_for_server(&opt, &m);
 
 	kind = procmem_member(&m, pid, &id);
 	if (kind == MEMBER_NO || kind == MEMBER_GONE)
@@ -240,7 +256,7 @@ Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(false);
-	process_rows rows = {NULL, TABLES_NCOLS, false, put_tables};
+	process_rows rows = {NULL, TABLES_NCOLS, false, put_tables, NULL};
 	int			hugetlb;
 
 	rows.rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -262,12 +263,13 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 		return -1;
 	out->state = 0;
 	out->ppid = PROCFS_MISSING;
+	out->start_stack = out->start_brk = 0;
 	for (;;)
 	{
 		while (p < end && *p == ' ')
 			p++;
 		if (p >= end || *p == '\n')
-			return -1;
+			return field > 22 ? 0 : -1;	/* the addresses are optional */
 		if (field == 3)
 		{
 			out->state = *p;
@@ -280,8 +282,17 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 			if (field == 4)
 				out->ppid = v;
 			else
-			{
 				out->starttime = (uint64_t) v;
+		}
+		else if (field == 28 || field == 47)
+		{
+			if (parse_u63(&p, end, &v) != 0)
+				return 0;
+			if (field == 28)
+				out->start_stack = (uint64_t) v;
+			else
+			{
+				out->start_brk = (uint64_t) v;
 				return 0;
 			}
 		}
@@ -749,4 +760,120 @@ procfs_children(pid_t pid, pid_t *out, int cap)
 	int			n = children_file(pid, out, cap);
 
 	return n >= 0 ? n : procfs_children_scan(pid, out, cap);
+}
+
+/* /proc/<pid>/fd */
+
+typedef int (*fd_fn) (void *arg, int dirfd, int fd);
+
+/* Calls fn for every open fd of the process, until it returns nonzero */
+static procfs_result
+each_fd(pid_t pid, fd_fn fn, void *arg)
+{
+	char		path[64];
+	char		buf[4096];
+	int			dirfd;
+	procfs_result res = PROCFS_OK;
+
+	procfs_path(path, sizeof(path), pid, "fd");
+	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return procfs_errno_result(errno);
+	for (;;)
+	{
+		ssize_t		n = getdents64(dirfd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+		{
+			res = procfs_errno_result(errno);
+			break;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;)
+		{
+			struct dirent64 *d = (struct dirent64 *) (buf + off);
+			char	   *e;
+			long		fd = strtol(d->d_name, &e, 10);
+
+			off += d->d_reclen;
+			if (e == d->d_name || *e != '\0' || fd < 0 || fd > INT32_MAX)
+				continue;		/* . and .. */
+			if (fn(arg, dirfd, (int) fd))
+				goto done;
+		}
+	}
+done:
+	close(dirfd);
+	return res;
+}
+
+typedef struct fd_bits
+{
+	uint64_t   *bits;
+	size_t		nbits;
+} fd_bits;
+
+static int
+fd_set_bit(void *arg, int dirfd, int fd)
+{
+	fd_bits    *b = arg;
+
+	(void) dirfd;
+	if ((size_t) fd < b->nbits)
+		b->bits[fd / 64] |= UINT64_C(1) << (fd % 64);
+	return 0;
+}
+
+procfs_result
+procfs_fd_bitmap(pid_t pid, uint64_t *bits, size_t nbits)
+{
+	fd_bits		b = {bits, nbits};
+
+	memset(bits, 0, (nbits + 63) / 64 * sizeof(uint64_t));
+	return each_fd(pid, fd_set_bit, &b);
+}
+
+typedef struct fd_count
+{
+	const uint64_t *inherited;
+	size_t		nbits;
+	int64_t		files;
+	int64_t		sockets;
+	int			lookups;
+} fd_count;
+
+static int
+fd_count_one(void *arg, int dirfd, int fd)
+{
+	fd_count   *c = arg;
+	char		name[16];
+	char		target[16];
+	ssize_t		n;
+
+	if (c->inherited && (size_t) fd < c->nbits &&
+		(c->inherited[fd / 64] & (UINT64_C(1) << (fd % 64))))
+		return 0;				/* the postmaster's own file: not freed with us */
+	c->files++;
+	if (c->lookups++ >= PROCFS_FD_LOOKUPS)
+		return 0;
+	snprintf(name, sizeof(name), "%d", fd);
+	n = readlinkat(dirfd, name, target, sizeof(target));
+	if (n >= 7 && memcmp(target, "socket:", 7) == 0)
+		c->sockets++;
+	return 0;
+}
+
+procfs_result
+procfs_count_fds(pid_t pid, const uint64_t *inherited, size_t nbits,
+				 int64_t *files, int64_t *sockets)
+{
+	fd_count	c = {inherited, nbits, 0, 0, 0};
+	procfs_result res = each_fd(pid, fd_count_one, &c);
+
+	*files = res == PROCFS_OK ? c.files : PROCFS_MISSING;
+	*sockets = res == PROCFS_OK ? c.sockets : PROCFS_MISSING;
+	return res;
 }

@@ -99,6 +99,7 @@ typedef struct procfs_status
 	int64_t		vm_swap;		/* VmSwap */
 	int64_t		hugetlb;		/* HugetlbPages (>= 4.4) */
 	int64_t		ppid;			/* PPid (a pid, not bytes) */
+	int64_t		threads;		/* Threads (a count) */
 } procfs_status;
 
 /* Figures from /proc/<pid>/smaps_rollup, or summed over /proc/<pid>/smaps. */
@@ -119,6 +120,9 @@ typedef struct procfs_stat
 	char		state;			/* R, S, D, Z, X, ... */
 	int64_t		ppid;
 	uint64_t	starttime;		/* clock ticks after boot */
+	/* where the stack and the heap begin: 0 when the kernel hides them */
+	uint64_t	start_stack;	/* field 28 */
+	uint64_t	start_brk;		/* field 47 (Linux >= 3.3) */
 } procfs_stat;
 
 /* Parsers: fill *out from the text; return the number of fields found. */
@@ -194,6 +198,18 @@ extern void procfs_path(char *path, size_t sz, pid_t pid, const char *name);
  * child subreaper) does not.
  */
 extern procfs_result procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino);
+
+/*
+ * The open files of a process, from /proc/<pid>/fd: fd numbers as a bitmap
+ * of nbits; and how many are not among inherited (a bitmap of nbits, or
+ * NULL: none), of which how many are sockets (looked up for at most
+ * PROCFS_FD_LOOKUPS of them: an fd's target costs a readlink).
+ */
+#define PROCFS_FD_BITS		1024
+#define PROCFS_FD_LOOKUPS	32
+extern procfs_result procfs_fd_bitmap(pid_t pid, uint64_t *bits, size_t nbits);
+extern procfs_result procfs_count_fds(pid_t pid, const uint64_t *inherited, size_t nbits,
+									  int64_t *files, int64_t *sockets);
 
 /*
  * Children of a process, from /proc/<pid>/task/<pid>/children when the

@@ -16,6 +16,7 @@ static const char *const file_names[PROCMEM_NFILES] = {
 	[PROCMEM_FILE_PAGEMAP] = "pagemap",
 	[PROCMEM_FILE_OOM_SCORE] = "oom_score",
 	[PROCMEM_FILE_OOM_SCORE_ADJ] = "oom_score_adj",
+	[PROCMEM_FILE_FD] = "fd",
 };
 
 const char *
@@ -33,6 +34,8 @@ procmem_method_name(procmem_method m)
 			return "pagemap";
 		case PROCMEM_METHOD_RSS_ANON:
 			return "rss_anon";
+		case PROCMEM_METHOD_PAGEMAP_KERNEL:
+			return "pagemap+kernel";
 		default:
 			return NULL;
 	}
@@ -95,12 +98,35 @@ read_smaps(pid_t pid, procmem_sample *s)
 static int
 read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 {
-	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &s->anon);
+	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino};
+	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &hints, &s->anon);
 
 	if (res == PROCFS_OK)
 		return 0;
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
 	return failed(s, s->anon.failed_file ? PROCMEM_FILE_PAGEMAP : PROCMEM_FILE_MAPS, res);
+}
+
+/*
+ * The kernel's own memory for the process (kernel.h), from its threads,
+ * its mappings as the pagemap walk counted them, and its open files.
+ */
+static int
+read_kernel(pid_t pid, const procmem_options *opt, procmem_sample *s)
+{
+	kernel_counts *c = &s->kcounts;
+	procfs_result res;
+
+	c->threads = s->status.threads;
+	c->mappings = s->anon.mappings;
+	c->anon_mappings = s->anon.anon_mappings;
+	c->ancestors = opt->child ? 1 : 0;
+	res = procfs_count_fds(pid, opt->child && opt->know_inherited ? opt->inherited_fds : NULL,
+						   PROCFS_FD_BITS, &c->files, &c->sockets);
+	if (res != PROCFS_OK && failed(s, PROCMEM_FILE_FD, res))
+		return 1;
+	s->kernel = res == PROCFS_OK ? kernel_memory(kernel_sizes_get(), c) : PROCFS_MISSING;
+	return 0;
 }
 
 static int
@@ -129,6 +155,11 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 		v = procfs_sum(s->anon.exclusive, s->status.vm_pte);
 		if (v >= 0 || wanted == PROCMEM_METHOD_PAGEMAP)
 		{
+			if (v >= 0 && s->kernel >= 0)
+			{
+				*method = PROCMEM_METHOD_PAGEMAP_KERNEL;
+				return procfs_sum(v, s->kernel);
+			}
 			if (v >= 0)
 				*method = PROCMEM_METHOD_PAGEMAP;
 			return v;
@@ -152,6 +183,7 @@ sample_init(procmem_sample *s)
 	procfs_fields_init(&smaps);
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
 	s->tables.bytes = PROCFS_MISSING;
+	s->kernel = PROCFS_MISSING;
 	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
 	s->overhead = PROCFS_MISSING;
 	s->overhead_method = PROCMEM_METHOD_AUTO;
@@ -199,7 +231,8 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	else if (s->status.vm_rss < 0)
 		return SAMPLE_GONE;		/* no Vm* lines: it has released its memory */
 
-	if (opt->method != PROCMEM_METHOD_RSS_ANON && read_anon(pid, opt, s))
+	if (opt->method != PROCMEM_METHOD_RSS_ANON &&
+		(read_anon(pid, opt, s) || (s->anon.exclusive >= 0 && read_kernel(pid, opt, s))))
 		return SAMPLE_GONE;
 	if (opt->want_tables && read_tables(pid, opt, s))
 		return SAMPLE_GONE;

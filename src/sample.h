@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "kernel.h"
 #include "pagemap.h"
 #include "pagetables.h"
 #include "procfs.h"
@@ -27,6 +28,7 @@ typedef enum procmem_file
 	PROCMEM_FILE_PAGEMAP,
 	PROCMEM_FILE_OOM_SCORE,
 	PROCMEM_FILE_OOM_SCORE_ADJ,
+	PROCMEM_FILE_FD,			/* the open files, for the kernel's share */
 	PROCMEM_NFILES
 } procmem_file;
 
@@ -42,7 +44,8 @@ typedef enum procmem_method
 {
 	PROCMEM_METHOD_AUTO = 0,	/* pagemap, else rss_anon */
 	PROCMEM_METHOD_PAGEMAP,		/* exclusive anonymous pages + page tables */
-	PROCMEM_METHOD_RSS_ANON		/* RssAnon + page tables: over-counts COW pages */
+	PROCMEM_METHOD_RSS_ANON,	/* RssAnon + page tables: over-counts COW pages */
+	PROCMEM_METHOD_PAGEMAP_KERNEL	/* a result only: pagemap + kernel memory */
 } procmem_method;
 
 typedef struct procmem_options
@@ -54,6 +57,11 @@ typedef struct procmem_options
 	bool		want_tables;	/* page tables with the segment in huge pages */
 	uint64_t	seg_start;		/* ... the main segment, for want_tables */
 	uint64_t	seg_end;
+	/* for the kernel's share and the parts of anonymous memory (pagemap) */
+	uint64_t	exe_ino;		/* the postmaster's executable; 0 unknown */
+	bool		child;			/* a child of the postmaster, not itself */
+	bool		know_inherited;	/* inherited_fds was read */
+	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */
 } procmem_options;
 
 typedef struct procmem_sample
@@ -63,6 +71,9 @@ typedef struct procmem_sample
 	procfs_smaps smaps;			/* all missing unless want_pss */
 	pagemap_anon anon;			/* negative unless read by the pagemap method */
 	pagetables_estimate tables; /* bytes negative unless want_tables */
+	kernel_counts kcounts;		/* what kernel is counted from */
+	int64_t		kernel;			/* the kernel's own memory; negative unless
+								 * read by the pagemap method */
 	int64_t		oom_score;		/* valid unless its file is unreadable */
 	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
 	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */
@@ -92,10 +103,11 @@ extern void procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
 
 /*
  * What the process costs beyond shared memory: by the pagemap method its
- * exclusive anonymous pages + page tables, which is what the kernel frees
- * when it exits (but ~16 kB of kernel stack and ~100 kB of slab that no
- * /proc file shows); by the rss_anon method RssAnon + page tables.
- * Sets *method to the one used; negative when neither could be read.
+ * exclusive anonymous pages + page tables + the kernel's own memory for it
+ * (kernel.h), which is what the kernel frees when it exits (the method
+ * pagemap+kernel; pagemap alone when its files could not be read); by the
+ * rss_anon method RssAnon + page tables. Sets *method to the one used;
+ * negative when neither could be read.
  */
 extern int64_t procmem_overhead(const procmem_sample *s, procmem_method wanted,
 								procmem_method *method);

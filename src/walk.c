@@ -33,6 +33,8 @@ bool
 procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 					const procmem_options *opt, procmem_sample *s)
 {
+	procmem_options o;
+
 	if (kind == MEMBER_HIDDEN)
 	{
 		procmem_sample_hidden(opt, s);
@@ -40,9 +42,19 @@ procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 	}
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
+	o = *opt;
+	o.child = kind != MEMBER_POSTMASTER;
 	/* the membership check's stat is the identity the sample keeps to */
-	return procmem_sample_read(pid, kind == MEMBER_POSTMASTER ? -1 : PostmasterPid,
-							   id, opt, s) == SAMPLE_OK;
+	return procmem_sample_read(pid, o.child ? PostmasterPid : -1, id, &o, s) == SAMPLE_OK;
+}
+
+void
+procmem_options_for_server(procmem_options *opt, const procmem_members *m)
+{
+	opt->exe_ino = m->pm_exe_known ? m->pm_ino : 0;
+	/* the files children share with the postmaster are not freed with them */
+	opt->know_inherited = opt->method != PROCMEM_METHOD_RSS_ANON &&
+		procfs_fd_bitmap(PostmasterPid, opt->inherited_fds, PROCFS_FD_BITS) == PROCFS_OK;
 }
 
 /*
@@ -54,12 +66,14 @@ void
 procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
 {
 	procmem_members m;
+	procmem_options o = *opt;
 	pid_t	   *pids;
 	int			n;
 	int			skipped = 0;
 
 	procmem_check_proc_visible();
 	procmem_members_begin(&m);
+	procmem_options_for_server(&o, &m);
 	pids = procmem_candidates(&n);
 	for (int i = 0; i < n; i++)
 	{
@@ -69,7 +83,7 @@ procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
 		CHECK_FOR_INTERRUPTS();
 		kind = procmem_member(&m, pids[i], &id);
 		if (kind == MEMBER_NO || kind == MEMBER_GONE ||
-			!visit(dest, pids[i], kind, &id, opt))
+			!visit(dest, pids[i], kind, &id, &o))
 			skipped++;
 	}
 	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",

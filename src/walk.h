@@ -19,6 +19,12 @@ extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_optio
 extern bool procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 								const procmem_options *opt, procmem_sample *s);
 
+/*
+ * What reading this server's processes needs to know about the postmaster:
+ * its executable and its open files (read once per walk).
+ */
+extern void procmem_options_for_server(procmem_options *opt, const procmem_members *m);
+
 /* The options the settings ask for; with_pss also reads smaps_rollup. */
 extern procmem_options procmem_current_options(bool with_pss);
 

@@ -248,7 +248,23 @@ BEGIN ATOMIC
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
 		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
 		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0;
+	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'jit_memory',
+		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s processes hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
+							 f.jit_processes, pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
+							 f.jit, f.jit_above_cost),
+		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
+							 'or database that sets it) would save about %s now (see '
+							 'pg_procmem_breakdown.jit); or raise jit_above_cost (%s) so that only long analytic queries '
+							 'compile, and let a pooler recycle server connections (server_lifetime)',
+							 pg_catalog.pg_size_pretty(f.jit_bytes), f.jit_above_cost)
+	WHERE f.jit_bytes OPERATOR(pg_catalog.>=) 33554432
+	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
@@ -260,7 +276,7 @@ COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) I
 COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
 'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
 COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
-'internal: the swap, cgroup_limit and cgroup_oom_kills checks of pg_procmem_advice';
+'internal: the swap, cgroup_limit, cgroup_oom_kills and jit_memory checks of pg_procmem_advice';
 
 REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;

@@ -26,7 +26,7 @@ CREATE VIEW pg_procmem_advice_facts AS
 WITH p AS (
 	-- own_type is set only for the postmaster and children without a PGPROC
 	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
-		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj, pr.jit
 	FROM @extschema@.pg_procmem_processes(false) AS pr
 		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
 ), c AS (
@@ -42,7 +42,10 @@ WITH p AS (
 		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
 			   AS client_max_oom_score,
 		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
-		   pg_catalog.sum(p.swap)::bigint AS swap
+		   pg_catalog.sum(p.swap)::bigint AS swap,
+		   pg_catalog.sum(p.overhead)::bigint AS overhead,
+		   pg_catalog.sum(p.jit)::bigint AS jit_bytes,
+		   pg_catalog.count(*) FILTER (WHERE p.jit OPERATOR(pg_catalog.>) 0) AS jit_processes
 	FROM p
 )
 SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limit, s.overcommit_memory,
@@ -71,6 +74,8 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 			ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
 		   AS dirty_background_limit,
 	   c.clients, c.idle, c.idle_10min, c.idle_overhead, c.client_max_oom_score, c.swapping, c.swap,
+	   c.overhead, c.jit_bytes, c.jit_processes,
+	   pg_catalog.current_setting('jit') AS jit, pg_catalog.current_setting('jit_above_cost') AS jit_above_cost,
 	   pm.pid AS postmaster_pid, pm.oom_score AS postmaster_oom_score, pm.oom_score_adj AS postmaster_oom_score_adj,
 	   x.pid AS top_pid, x.backend_type AS top_backend_type, x.own_type AS top_own_type, x.oom_score AS top_oom_score,
 	   -- children without a PGPROC (the logger) are restarted alone: not these

@@ -15,6 +15,7 @@ SELECT p.pid,
 	   p.private_anon,
 	   p.cow_shared_anon,
 	   p.page_tables,
+	   p.kernel,
 	   p.rss,
 	   p.rss_anon,
 	   p.rss_file,
@@ -47,6 +48,36 @@ FROM @extschema@.pg_procmem_processes(false) AS p
 
 COMMENT ON VIEW pg_procmem_backends IS
 'every live process of this server: who it is, and what it really costs in memory';
+
+-- What overhead is made of, for every process: its exclusive anonymous
+-- memory by the mapping that holds it, its page tables and the kernel's
+-- own memory for it. heap .. libraries add up to private_anon, and with
+-- page_tables and kernel to overhead (by the pagemap+kernel method). The
+-- same walk as pg_procmem_backends: no extra pass over the mappings.
+CREATE VIEW pg_procmem_breakdown AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.heap,
+	   p.mmap,
+	   p.stack,
+	   p.postgres_data,
+	   p.jit,
+	   p.libraries,
+	   p.page_tables,
+	   p.kernel,
+	   p.private_anon,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_breakdown IS
+'what each process''s overhead is made of: heap, other anonymous mappings, stack, copies of the executable''s data, JIT libraries, other libraries, page tables, kernel';
 
 -- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
 -- the exact overhead. Expensive with huge_pages=off and a large, touched
@@ -110,4 +141,6 @@ COMMENT ON VIEW pg_procmem_summary IS
 REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
 REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
 REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
-GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary TO pg_read_all_stats;
+REVOKE ALL ON pg_procmem_breakdown FROM PUBLIC;
+GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary, pg_procmem_breakdown
+	TO pg_read_all_stats;

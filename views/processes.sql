@@ -1,5 +1,9 @@
 -- Every process of this server, read from /proc: the functions the views
--- are built on.
+-- are built on. overhead is private_anon + page_tables + kernel (the
+-- kernel's own memory for the process: its stack, page-table top and slab
+-- objects, counted from its threads, mappings and open files); the columns
+-- after unreadable split private_anon by what holds it (1.2.0 appended
+-- them, so that the library still serves the 1.1.0 definitions).
 
 -- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
 -- are NULL without it): that walks every page-table entry of the process,
@@ -29,7 +33,14 @@ CREATE FUNCTION pg_procmem_processes(
 	OUT peak_rss bigint,
 	OUT oom_score integer,
 	OUT oom_score_adj integer,
-	OUT unreadable text[])
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
@@ -62,7 +73,14 @@ CREATE FUNCTION pg_procmem_process(
 	OUT peak_rss bigint,
 	OUT oom_score integer,
 	OUT oom_score_adj integer,
-	OUT unreadable text[])
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_process'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;

@@ -17,4 +17,10 @@ DROP VIEW @extschema@.pg_procmem_hugepages;
 DROP VIEW @extschema@.pg_procmem_accounting;
 DROP VIEW @extschema@.pg_procmem_oom;
 DROP VIEW @extschema@.pg_procmem_headroom;
+DROP VIEW @extschema@.pg_procmem_summary;
+DROP VIEW @extschema@.pg_procmem_backends_pss;
+DROP VIEW @extschema@.pg_procmem_backends;
 DROP FUNCTION @extschema@.pg_procmem_shared_memory();
+-- new columns: kernel and the parts of private_anon
+DROP FUNCTION @extschema@.pg_procmem_processes(boolean);
+DROP FUNCTION @extschema@.pg_procmem_process(integer, boolean);

@@ -132,7 +132,7 @@ test_entries(void)
 	pagemap_anon a;
 
 	memset(&a, 0, sizeof(a));
-	pagemap_count_entries(e, sizeof(e) / sizeof(e[0]), 4096, &a);
+	pagemap_count_entries(e, sizeof(e) / sizeof(e[0]), 4096, &a.exclusive, &a.shared);
 	is_i64(a.exclusive, 2 * 4096, "entries: present exclusive anonymous pages");
 	is_i64(a.shared, 4096, "entries: present shared anonymous pages");
 }
@@ -215,7 +215,7 @@ test_live(void)
 	 */
 	for (int round = 0; round < 2; round++)
 		for (unsigned f = 0; f < 4; f++)
-			res_f[f] = pagemap_read_anon(child, f, &a[f]);
+			res_f[f] = pagemap_read_anon(child, f, NULL, &a[f]);
 	for (unsigned f = 0; f < 4; f++)
 		ok(res_f[f] == PROCFS_OK, "live: read with%s PAGEMAP_SCAN, with%s PROCMAP_QUERY",
 		   f & PAGEMAP_NO_SCAN ? "out" : "", f & PAGEMAP_NO_PROCMAP_QUERY ? "out" : "");
@@ -251,10 +251,10 @@ test_live(void)
 
 		waitid(P_PID, child, &info, WEXITED | WNOWAIT);	/* a zombie, not reaped */
 	}
-	res = pagemap_read_anon(child, 0, &a[0]);
+	res = pagemap_read_anon(child, 0, NULL, &a[0]);
 	ok(res != PROCFS_OK, "live: a zombie's anonymous memory is not reported (%d)", (int) res);
 	waitpid(child, NULL, 0);
-	res = pagemap_read_anon(child, 0, &a[0]);
+	res = pagemap_read_anon(child, 0, NULL, &a[0]);
 	is_i64(res, PROCFS_GONE, "live: a reaped pid is gone");
 	munmap(inherited, MB(8));
 }

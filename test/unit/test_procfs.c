@@ -111,7 +111,8 @@ test_captured_status(void)
 	is_i64(st.ppid, 4304, "status: PPid is a bare number");
 	is_i64(st.rss_anon + st.rss_file + st.rss_shmem, st.vm_rss,
 		   "status: RssAnon + RssFile + RssShmem = VmRSS");
-	is_i64(procfs_fields_count(&fs), 10, "status: all 10 fields found");
+	is_i64(st.threads, 1, "status: Threads is a bare number");
+	is_i64(procfs_fields_count(&fs), 11, "status: all 11 fields found");
 }
 
 static void
@@ -407,8 +408,14 @@ test_overhead_methods(void)
 	s.status.vm_pte = KB(100);
 	s.status.rss_anon = KB(3000);
 	s.anon.exclusive = KB(1000);
-	is_i64(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m), KB(1100), "method auto: pagemap when read");
-	ok(m == PROCMEM_METHOD_PAGEMAP, "method auto: says pagemap");
+	s.kernel = KB(110);
+	is_i64(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m), KB(1210), "method auto: pagemap when read");
+	ok(m == PROCMEM_METHOD_PAGEMAP_KERNEL && strcmp(procmem_method_name(m), "pagemap+kernel") == 0,
+	   "method auto: says pagemap+kernel");
+	s.kernel = PROCFS_MISSING;	/* its open files could not be read */
+	is_i64(procmem_overhead(&s, PROCMEM_METHOD_AUTO, &m), KB(1100),
+		   "method auto: pagemap without the kernel's share when that is unknown");
+	ok(m == PROCMEM_METHOD_PAGEMAP, "method auto: and says pagemap");
 	is_i64(procmem_overhead(&s, PROCMEM_METHOD_RSS_ANON, &m), KB(3100), "method rss_anon: RssAnon + VmPTE");
 	ok(m == PROCMEM_METHOD_RSS_ANON, "method rss_anon: says rss_anon");
 
@@ -444,9 +451,16 @@ test_live(void)
 	ok(procmem_sample_read(getpid(), getppid(), NULL, &opt, &s) == SAMPLE_OK, "live: own sample");
 	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
 	   "live: 0 < pss <= rss");
-	ok(s.overhead_method == PROCMEM_METHOD_PAGEMAP && s.overhead > 0 &&
-	   s.overhead == s.anon.exclusive + s.status.vm_pte,
-	   "live: overhead = exclusive anonymous + page tables, by pagemap");
+	ok(s.overhead_method == PROCMEM_METHOD_PAGEMAP_KERNEL && s.overhead > 0 &&
+	   s.overhead == s.anon.exclusive + s.status.vm_pte + s.kernel,
+	   "live: overhead = exclusive anonymous + page tables + kernel, by pagemap+kernel");
+	ok(s.kernel >= KB(16) + KB(4) && s.kernel < KB(1024),
+	   "live: the kernel's share is a stack and a PGD at least, below 1 MB (%lld kB)",
+	   (long long) s.kernel / 1024);
+	ok(s.kcounts.threads == 1 && s.kcounts.mappings > 10 &&
+	   s.kcounts.anon_mappings > 0 && s.kcounts.anon_mappings < s.kcounts.mappings &&
+	   s.kcounts.files >= 3,
+	   "live: counted from one thread, its mappings and its open files");
 	ok(s.overhead < KB(256 * 1024), "live: overhead below 256 MB");
 	ok(s.anon.exclusive + s.anon.shared <= s.status.rss_anon + KB(256),
 	   "live: exclusive + shared anonymous <= RssAnon");
