@@ -8,7 +8,7 @@ CREATE TEMP VIEW methods AS
 SELECT count(*) AS processes,
        count(*) FILTER (WHERE overhead IS NULL) AS no_overhead,
        array_agg(DISTINCT overhead_method) AS methods,
-       bool_and(overhead = private_anon + page_tables) AS pagemap_sum,
+       bool_and(overhead = private_anon + page_tables + kernel) AS pagemap_sum,
        bool_and(overhead = rss_anon + page_tables) AS rss_anon_sum,
        count(*) FILTER (WHERE private_anon IS NULL) AS no_private_anon
 FROM pg_procmem_processes();
