@@ -72,7 +72,7 @@ $(OBJS): $(wildcard src/*.h)
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
 UNIT_LIB = src/procfs.c src/keys.c src/sample.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_file.c
 UNIT_HDRS = src/procfs.h src/keys.h src/sample.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h src/history.h test/unit/tap.h
-UNIT_TESTS = test/unit/test_procfs test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history
+UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_LDFLAGS) -o $@ $< $(UNIT_LIB)
