@@ -7,8 +7,7 @@
  * its kernel stack, the top of its page table (the PGD, not in VmPTE) and
  * its slab objects: the task, the mm and the structures every process has,
  * a vm_area_struct per mapping with the anon_vma and its chains for each
- * mapping that holds anonymous pages, a struct file per file it opened and
- * the socket behind a connection. Each is counted from this process's own
+ * mapping that holds anonymous pages, and a struct file per file it opened. Each is counted from this process's own
  * counts, times the size of the object in the running kernel where it can
  * be read (/sys/kernel/slab is root-only) or the documented fallback.
  */
@@ -57,7 +56,8 @@ typedef struct kernel_counts
 	int64_t		anon_mappings;	/* mappings holding anonymous pages */
 	int64_t		ancestors;		/* 1 for a child of the postmaster, 0 for it */
 	int64_t		files;			/* open files not shared with the postmaster */
-	int64_t		sockets;		/* of which sockets */
+	int64_t		sockets;		/* of which sockets (the /proc layer cannot
+								 * tell cheaply: 0) */
 } kernel_counts;
 
 /*

@@ -13,6 +13,7 @@
 #include "pagemap_abi.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,12 @@
 #define ENTRIES_PER_READ	4096
 /* regions returned per PAGEMAP_SCAN call */
 #define REGIONS_PER_SCAN	256
+/*
+ * A run of mappings this long (in pages) or shorter is read whole rather
+ * than scanned: a scan and the read of what it found cost more than reading
+ * 32 kB of entries (a library's data and bss, a small heap).
+ */
+#define SCAN_ABOVE			ENTRIES_PER_READ
 /* regions this close (in pages) share one pread: 4 kB of entries costs less than a syscall */
 #define COALESCE_GAP		512
 
@@ -212,6 +219,7 @@ typedef struct vma_slot
 	uint64_t	start;
 	uint64_t	end;
 	uint64_t	inode;
+	uint64_t	dev;			/* with the inode, names a file */
 	int64_t		exclusive;
 	int64_t		shared;
 	int			part;
@@ -223,7 +231,11 @@ typedef struct anon_reader
 	pagemap_file pm;
 	int			have_scan;
 	int			maps_fd;		/* PROCMAP_QUERY's, kept open to ask names */
-	uint64_t	scanned_to;		/* with PAGEMAP_SCAN: done below this */
+	uint64_t	run_start;		/* with PAGEMAP_SCAN: the mappings to scan next */
+	uint64_t	run_end;
+	procfs_vma	pending;		/* a read-only file mapping: RELRO or not? */
+	int			pending_part;
+	bool		have_pending;
 	const pagemap_hints *hints;
 	pagemap_anon *anon;
 	vma_slot   *slots;			/* the private mappings, in address order */
@@ -262,6 +274,7 @@ add_slot(anon_reader *r, const procfs_vma *vma, int part)
 	v->start = vma->start;
 	v->end = vma->end;
 	v->inode = vma->inode;
+	v->dev = vma->dev;
 	v->exclusive = v->shared = 0;
 	v->part = part;
 	return 0;
@@ -427,44 +440,97 @@ part_of_path(const char *path, size_t len, uint64_t inode, const pagemap_hints *
 }
 
 /*
- * Meets one mapping, in address order: every one is counted, a private one
- * that can hold anonymous pages gets a slot. Without PAGEMAP_SCAN each such
- * mapping's pages are read now; with it, one scan covers the whole stretch
- * of address space between two shared mappings (see add_shared()).
+ * With PAGEMAP_SCAN, one scan covers a run of mappings that can hold
+ * anonymous pages, unmapped holes between them included (the kernel skips
+ * those): a run ends at a mapping that cannot, so that neither program text
+ * (thousands of file pages) nor shared memory has its page tables walked.
  */
-static void add_shared(anon_reader *r, uint64_t start, uint64_t end);
-
 static void
-meet_vma(anon_reader *r, const procfs_vma *vma, int part)
+end_run(anon_reader *r)
 {
-	if (r->pm.res != PROCFS_OK || (vma->start >> 63))
-		return;					/* [vsyscall]: kernel address space */
-	r->anon->mappings++;
-	if (vma->shared)
-	{
-		if (r->have_scan)
-			add_shared(r, vma->start, vma->end);
-		return;
-	}
-	if (!pagemap_vma_wanted(vma, r->have_scan) || add_slot(r, vma, part) != 0)
+	uint64_t	pages = (r->run_end - r->run_start) / (uint64_t) r->pm.page_size;
+
+	if (r->run_end <= r->run_start || r->pm.res != PROCFS_OK)
+		;
+	else if (pages <= SCAN_ABOVE)
+		count_range(r, r->run_start, r->run_end);	/* cheaper than scan + read */
+	else
+		scan_range(r, r->run_start, r->run_end);
+	r->run_start = r->run_end = 0;
+}
+
+/* A mapping's pages are read: now, or with PAGEMAP_SCAN when its run ends */
+static void
+read_vma(anon_reader *r, const procfs_vma *vma, int part)
+{
+	if (add_slot(r, vma, part) != 0)
 		return;
 	if (!r->have_scan)
 		count_range(r, vma->start, vma->end);
+	else
+	{
+		if (r->run_end == 0)
+			r->run_start = vma->start;
+		r->run_end = vma->end;
+	}
 }
 
 /*
- * With PAGEMAP_SCAN, the stretch from the end of the previous shared
- * mapping to the start of this one is scanned in one go.
+ * A read-only private mapping of a file holds anonymous pages only where
+ * the loader wrote before making it read-only: a library's RELRO segment,
+ * which is followed at once by its writable data. Its other read-only
+ * mappings (rodata: megabytes of file pages) are not worth walking.
+ */
+static bool
+is_relro(const procfs_vma *ro, const procfs_vma *next)
+{
+	return next && next->start == ro->end && next->writable && !next->shared &&
+		next->inode == ro->inode && next->dev == ro->dev;
+}
+
+static bool
+read_only_file(const procfs_vma *vma)
+{
+	return vma->inode != 0 && !vma->shared && !vma->writable && !vma->executable &&
+		vma->readable;
+}
+
+/*
+ * Meets one mapping, in address order (NULL: the end): every one is
+ * counted; a private one that can hold anonymous pages has them read. A
+ * read-only file mapping waits for the next one to say if it is a RELRO.
  */
 static void
-add_shared(anon_reader *r, uint64_t start, uint64_t end)
+meet_vma(anon_reader *r, const procfs_vma *vma, int part)
 {
-	if (r->pm.res != PROCFS_OK)
+	if (r->pm.res != PROCFS_OK || (vma && (vma->start >> 63)))
+		return;					/* [vsyscall]: kernel address space */
+	if (r->have_pending)
+	{
+		r->have_pending = false;
+		if (is_relro(&r->pending, vma))
+			read_vma(r, &r->pending, r->pending_part);
+		else
+			end_run(r);
+	}
+	if (vma == NULL)
+	{
+		end_run(r);
 		return;
-	if (start > r->scanned_to)
-		scan_range(r, r->scanned_to, start);
-	if (end > r->scanned_to)
-		r->scanned_to = end;
+	}
+	r->anon->mappings++;
+	if (read_only_file(vma))
+	{
+		r->pending = *vma;
+		r->pending.path = NULL;	/* its part is known already, if at all */
+		r->pending.path_len = 0;
+		r->pending_part = part;
+		r->have_pending = true;
+	}
+	else if (vma->shared || !pagemap_vma_wanted(vma, r->have_scan))
+		end_run(r);
+	else
+		read_vma(r, vma, part);
 }
 
 /* The end of user address space, found once: PAGEMAP_SCAN refuses more. */
@@ -488,17 +554,6 @@ user_space_end(int pagemap_fd, int64_t page_size)
 			return known = top;
 	}
 	return 0;
-}
-
-static void
-finish_scan(anon_reader *r)
-{
-	uint64_t	top = user_space_end(r->pm.fd, r->pm.page_size);
-
-	if (top == 0)
-		pagemap_fail(&r->pm, PROCFS_UNREADABLE, 1);
-	else
-		add_shared(r, top, top);
 }
 
 uint64_t
@@ -526,6 +581,8 @@ query_vma(int fd, uint64_t addr, struct procmap_query_abi *q, char *name, size_t
 	q->query_addr = addr;
 	if (name)
 	{
+		/* the kernel fills it; zeroed so that valgrind sees defined bytes */
+		memset(name, 0, name_size);
 		q->vma_name_addr = (uint64_t) (uintptr_t) name;
 		q->vma_name_size = (uint32_t) name_size;
 	}
@@ -570,8 +627,8 @@ query_vmas(anon_reader *r)
 			}
 			if (err != ENOENT)	/* ENOENT: no mapping past addr */
 				pagemap_fail(&r->pm, procfs_errno_result(err), 0);
-			else if (r->have_scan)
-				finish_scan(r);
+			else
+				meet_vma(r, NULL, PART_UNNAMED);
 			return 0;
 		}
 		first = 0;
@@ -588,6 +645,7 @@ query_vmas(anon_reader *r)
 		vma.executable = (q.vma_flags & PM_QUERY_VMA_EXECUTABLE) != 0;
 		vma.shared = (q.vma_flags & PM_QUERY_VMA_SHARED) != 0;
 		vma.inode = q.inode;
+		vma.dev = ((uint64_t) q.dev_major << 32) | q.dev_minor;
 		meet_vma(r, &vma, PART_UNNAMED);
 		addr = q.vma_end;
 		if (r->pm.res != PROCFS_OK)
@@ -604,28 +662,52 @@ maps_vma(void *arg, const procfs_vma *vma)
 }
 
 /*
+ * The parts of the files named so far, by device and inode: every process
+ * of the server maps the same libraries, so a walk asks each name once.
+ * (A file deleted and its inode reused by another library while the server
+ * runs could be misnamed: only the part it counts under would be wrong.)
+ */
+#define NAMED_FILES 128
+
+static struct
+{
+	uint64_t	dev;
+	uint64_t	inode;
+	int			part;
+} named[NAMED_FILES];
+static int	nnamed;
+
+/*
  * The part of a file mapping PROCMAP_QUERY listed without its name: the
- * executable by its inode, else the name, asked once per file (a library's
- * mappings are adjacent) and only for files holding exclusive pages.
+ * executable by its inode, else by its name, asked once per file and only
+ * for files holding exclusive pages.
  */
 static int
-file_part(anon_reader *r, const vma_slot *v, uint64_t *named_ino, int *named_part)
+file_part(anon_reader *r, const vma_slot *v)
 {
 	struct procmap_query_abi q;
 	char		name[4096];
+	int			part = PAGEMAP_LIBRARIES;
 
 	if (r->hints && r->hints->exe_ino && v->inode == r->hints->exe_ino)
 		return PAGEMAP_POSTGRES;
-	if (v->inode == *named_ino)
-		return *named_part;
-	*named_ino = v->inode;
-	*named_part = PAGEMAP_LIBRARIES;
-	if (r->maps_fd >= 0 && query_vma(r->maps_fd, v->start, &q, name, sizeof(name)) == 0 &&
-		q.vma_start == v->start && q.inode == v->inode && q.vma_name_size > 0)
-		*named_part = part_of_path(name, strnlen(name, sizeof(name)), v->inode, r->hints);
-	if (*named_part == PART_UNNAMED)
-		*named_part = PAGEMAP_LIBRARIES;
-	return *named_part;
+	for (int i = 0; i < nnamed; i++)
+		if (named[i].inode == v->inode && named[i].dev == v->dev)
+			return named[i].part;
+	if (r->maps_fd < 0 || query_vma(r->maps_fd, v->start, &q, name, sizeof(name)) != 0 ||
+		q.vma_start != v->start || q.inode != v->inode || q.vma_name_size == 0)
+		return PAGEMAP_LIBRARIES;	/* changed meanwhile: not remembered */
+	part = part_of_path(name, strnlen(name, sizeof(name)), v->inode, r->hints);
+	if (part == PART_UNNAMED)
+		part = PAGEMAP_LIBRARIES;
+	if (nnamed < NAMED_FILES)
+	{
+		named[nnamed].dev = v->dev;
+		named[nnamed].inode = v->inode;
+		named[nnamed].part = part;
+		nnamed++;
+	}
+	return part;
 }
 
 /*
@@ -638,8 +720,6 @@ static void
 name_parts(anon_reader *r)
 {
 	pagemap_anon *a = r->anon;
-	uint64_t	named_ino = 0;
-	int			named_part = PAGEMAP_LIBRARIES;
 	int			prev_part = PART_UNNAMED;
 	uint64_t	prev_end = 0;
 
@@ -653,7 +733,7 @@ name_parts(anon_reader *r)
 		if (part == PART_UNNAMED && v->inode != 0 &&
 			(v->exclusive > 0 ||
 			 (k + 1 < r->nslots && v[1].inode == 0 && v[1].start == v->end && v[1].exclusive > 0)))
-			part = file_part(r, v, &named_ino, &named_part);
+			part = file_part(r, v);
 		else if (part == PART_UNNAMED && v->inode == 0)
 		{
 			const pagemap_hints *h = r->hints;
@@ -710,8 +790,8 @@ pagemap_read_anon(pid_t pid, unsigned flags, const pagemap_hints *hints, pagemap
 
 		if (res != PROCFS_OK)
 			pagemap_fail(&r.pm, res, 0);
-		else if (r.have_scan)
-			finish_scan(&r);
+		else
+			meet_vma(&r, NULL, PART_UNNAMED);
 	}
 	else
 		anon->used_query = 1;

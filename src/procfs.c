@@ -360,6 +360,7 @@ procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
 	const char *p = line;
 	const char *end = line + len;
 	uint64_t	ignored;
+	uint64_t	major, minor;
 
 	if (parse_hex(&p, end, &vma->start) || expect(&p, end, '-') ||
 		parse_hex(&p, end, &vma->end) || expect(&p, end, ' ') ||
@@ -373,10 +374,11 @@ procfs_parse_maps_line(const char *line, size_t len, procfs_vma *vma)
 	vma->shared = p[3] == 's';
 	p += 4;
 	if (expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' ') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ':') || parse_hex(&p, end, &ignored) ||
-		expect(&p, end, ' '))
+		expect(&p, end, ' ') || parse_hex(&p, end, &major) ||
+		expect(&p, end, ':') || parse_hex(&p, end, &minor) ||
+		expect(&p, end, ' ') || major > UINT32_MAX || minor > UINT32_MAX)
 		return -1;
+	vma->dev = (major << 32) | minor;
 	vma->inode = 0;
 	if (p >= end || *p < '0' || *p > '9')
 		return -1;
@@ -841,39 +843,26 @@ typedef struct fd_count
 	const uint64_t *inherited;
 	size_t		nbits;
 	int64_t		files;
-	int64_t		sockets;
-	int			lookups;
 } fd_count;
 
 static int
 fd_count_one(void *arg, int dirfd, int fd)
 {
 	fd_count   *c = arg;
-	char		name[16];
-	char		target[16];
-	ssize_t		n;
 
-	if (c->inherited && (size_t) fd < c->nbits &&
-		(c->inherited[fd / 64] & (UINT64_C(1) << (fd % 64))))
-		return 0;				/* the postmaster's own file: not freed with us */
-	c->files++;
-	if (c->lookups++ >= PROCFS_FD_LOOKUPS)
-		return 0;
-	snprintf(name, sizeof(name), "%d", fd);
-	n = readlinkat(dirfd, name, target, sizeof(target));
-	if (n >= 7 && memcmp(target, "socket:", 7) == 0)
-		c->sockets++;
+	(void) dirfd;
+	if (!(c->inherited && (size_t) fd < c->nbits &&
+		  (c->inherited[fd / 64] & (UINT64_C(1) << (fd % 64)))))
+		c->files++;
 	return 0;
 }
 
 procfs_result
-procfs_count_fds(pid_t pid, const uint64_t *inherited, size_t nbits,
-				 int64_t *files, int64_t *sockets)
+procfs_count_fds(pid_t pid, const uint64_t *inherited, size_t nbits, int64_t *files)
 {
-	fd_count	c = {inherited, nbits, 0, 0, 0};
+	fd_count	c = {inherited, nbits, 0};
 	procfs_result res = each_fd(pid, fd_count_one, &c);
 
 	*files = res == PROCFS_OK ? c.files : PROCFS_MISSING;
-	*sockets = res == PROCFS_OK ? c.sockets : PROCFS_MISSING;
 	return res;
 }

@@ -143,6 +143,7 @@ typedef struct procfs_vma
 	int			executable;
 	int			shared;
 	uint64_t	inode;			/* 0 for anonymous and special mappings */
+	uint64_t	dev;			/* major << 32 | minor */
 	const char *path;			/* in the line: a file, "[heap]", or "" */
 	size_t		path_len;
 } procfs_vma;
@@ -200,16 +201,16 @@ extern void procfs_path(char *path, size_t sz, pid_t pid, const char *name);
 extern procfs_result procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino);
 
 /*
- * The open files of a process, from /proc/<pid>/fd: fd numbers as a bitmap
- * of nbits; and how many are not among inherited (a bitmap of nbits, or
- * NULL: none), of which how many are sockets (looked up for at most
- * PROCFS_FD_LOOKUPS of them: an fd's target costs a readlink).
+ * The open files of a process, from /proc/<pid>/fd (one directory read):
+ * their numbers as a bitmap of nbits; and how many are not among inherited
+ * (a bitmap of nbits, or NULL: none). Telling which are sockets, or whether
+ * a number the postmaster also has open is still the postmaster's file,
+ * would cost a readlink per file: a number is taken for its file.
  */
 #define PROCFS_FD_BITS		1024
-#define PROCFS_FD_LOOKUPS	32
 extern procfs_result procfs_fd_bitmap(pid_t pid, uint64_t *bits, size_t nbits);
 extern procfs_result procfs_count_fds(pid_t pid, const uint64_t *inherited, size_t nbits,
-									  int64_t *files, int64_t *sockets);
+									  int64_t *files);
 
 /*
  * Children of a process, from /proc/<pid>/task/<pid>/children when the

@@ -73,14 +73,12 @@ test_model(void)
 static void
 test_fds(void)
 {
-	int64_t		files, sockets, files2, sockets2;
+	int64_t		files, files2;
 	int			sv[2];
 	uint64_t	bits[PROCFS_FD_BITS / 64];
-
 	procfs_result res;
 
-	res = procfs_count_fds(0, NULL, 0, &files, &sockets);
-
+	res = procfs_count_fds(0, NULL, 0, &files);
 	ok(res == PROCFS_OK && files >= 3,
 	   "fds: this process has stdin, stdout, stderr at least (%lld)", (long long) files);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
@@ -88,25 +86,26 @@ test_fds(void)
 		printf("Bail out! socketpair failed\n");
 		exit(1);
 	}
-	ok(procfs_count_fds(0, NULL, 0, &files2, &sockets2) == PROCFS_OK &&
-	   files2 == files + 2 && sockets2 == sockets + 2,
-	   "fds: a socket pair adds two files, both sockets");
+	res = procfs_count_fds(0, NULL, 0, &files2);
+	is_i64(files2 - files, 2, "fds: a socket pair adds two files");
 	ok(procfs_fd_bitmap(0, bits, PROCFS_FD_BITS) == PROCFS_OK &&
 	   (bits[sv[0] / 64] >> (sv[0] % 64) & 1) && (bits[0] & 7) == 7,
 	   "fds: the bitmap has 0, 1, 2 and the socket");
-	ok(procfs_count_fds(0, bits, PROCFS_FD_BITS, &files2, &sockets2) == PROCFS_OK &&
-	   files2 == 0 && sockets2 == 0, "fds: none left once every fd is inherited");
+	res = procfs_count_fds(0, bits, PROCFS_FD_BITS, &files2);
+	if (getenv("PROCMEM_UNDER_VALGRIND"))
+		skip(1, "valgrind opens files of its own meanwhile");
+	else
+		ok(res == PROCFS_OK && files2 == 0, "fds: none left once every fd is inherited");
 	close(sv[0]);
 	close(sv[1]);
-	ok(procfs_count_fds(999999999, NULL, 0, &files, &sockets) == PROCFS_GONE && files < 0,
-	   "fds: no such process is gone, no figure");
+	res = procfs_count_fds(999999999, NULL, 0, &files);
+	ok(res == PROCFS_GONE && files < 0, "fds: no such process is gone, no figure");
 }
 
 static void
 test_parts(void)
 {
 	pid_t		child;
-	int			pipefd[2];
 	pagemap_anon a;
 	pagemap_anon b;
 	procfs_stat st;
@@ -114,13 +113,11 @@ test_parts(void)
 	int64_t		sum = 0;
 	int			ok_a = 0;
 
-	if (pipe(pipefd) != 0)
-		exit(1);
 	child = fork();
 	if (child == 0)
 	{
 		char	   *big = mmap(NULL, MB(4), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		char	   *small = malloc(KB(64));	/* below the mmap threshold: the heap */
+		char	   *small = sbrk(KB(64));	/* the heap (malloc may not use it: ASan) */
 
 		madvise(big, MB(4), MADV_NOHUGEPAGE);
 		memset(big, 1, MB(4));
@@ -146,9 +143,17 @@ test_parts(void)
 	for (int p = 0; p < PAGEMAP_NPARTS; p++)
 		sum += a.part[p];
 	is_i64(sum, a.exclusive, "parts: add up to the exclusive pages");
+	if (getenv("PROCMEM_UNDER_VALGRIND"))
+	{
+		/* valgrind's own stack and allocations move the child's memory */
+		skip(6, "the parts under valgrind");
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return;
+	}
 	ok(a.part[PAGEMAP_MMAP] >= MB(4) && a.part[PAGEMAP_MMAP] <= MB(4) + KB(512),
 	   "parts: the 4 MB anonymous mapping is mmap (%lld kB)", (long long) a.part[PAGEMAP_MMAP] / 1024);
-	ok(a.part[PAGEMAP_HEAP] >= KB(64), "parts: the 64 kB malloc is heap (%lld kB)",
+	ok(a.part[PAGEMAP_HEAP] >= KB(64), "parts: the 64 kB sbrk is heap (%lld kB)",
 	   (long long) a.part[PAGEMAP_HEAP] / 1024);
 	ok(a.part[PAGEMAP_STACK] > 0, "parts: the stack is stack");
 	ok(a.part[PAGEMAP_LIBRARIES] > 0, "parts: libc's data is libraries");
@@ -160,8 +165,6 @@ test_parts(void)
 	   "parts: the maps text (names) and the ioctls (stat, inodes) agree on every part");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	close(pipefd[0]);
-	close(pipefd[1]);
 }
 
 int
