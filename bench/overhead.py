@@ -180,7 +180,7 @@ def figures(mon, pids):
     """Average per-connection figures for these pids, from pg_procmem_backends_pss."""
     row = mon.execute("""
         SELECT avg(rss), avg(pss), avg(pss_overhead), avg(overhead),
-               count(*) FILTER (WHERE overhead_method LIKE 'pagemap%')
+               count(*) FILTER (WHERE overhead_method LIKE 'pagemap%%')
         FROM pg_procmem_backends_pss WHERE pid = ANY(%s)""", (pids,)).fetchone()
     return {"rss": float(row[0]), "pss": float(row[1]), "pss_anon_pte": float(row[2]),
             "overhead": float(row[3]), "pagemap_rows": row[4]}

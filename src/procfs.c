@@ -9,6 +9,7 @@
 #include "procfs.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -558,7 +559,8 @@ procfs_errno_result(int err)
  * each chunk goes to the line splitter and buf is reused.
  */
 static procfs_result
-read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *lb)
+read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *lb,
+		  bool single)
 {
 	int			fd;
 	procfs_result res = PROCFS_OK;
@@ -587,6 +589,8 @@ read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *
 		*total += (size_t) r;
 		if (lb)
 			procfs_lines_feed(lb, buf, (size_t) r);
+		if (single && (size_t) r < cap - off)
+			break;				/* all of a one-record file: no read for EOF */
 	}
 	close(fd);
 	if (res == PROCFS_OK && *total == 0)
@@ -602,7 +606,7 @@ procfs_read_path(const char *path, char *buf, size_t cap, size_t *len)
 	*len = 0;
 	if (cap == 0)
 		return PROCFS_UNREADABLE;
-	res = read_path(path, buf, cap - 1, len, NULL);
+	res = read_path(path, buf, cap - 1, len, NULL, false);
 	buf[*len] = '\0';
 	return res;
 }
@@ -616,18 +620,36 @@ procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg)
 	procfs_result res;
 
 	procfs_lines_init(&lb, fn, arg);
-	res = read_path(path, buf, sizeof(buf), &total, &lb);
+	res = read_path(path, buf, sizeof(buf), &total, &lb, false);
 	procfs_lines_finish(&lb);
 	return res;
+}
+
+/*
+ * Whether /proc/<pid>/name is shown as one record (the kernel's
+ * single_open()): then a read that returns less than was asked for has
+ * returned all of it, and no second read is needed to see the end.
+ */
+static bool
+single_record(const char *name)
+{
+	return strcmp(name, "stat") == 0 || strcmp(name, "status") == 0 ||
+		strcmp(name, "oom_score") == 0 || strcmp(name, "oom_score_adj") == 0;
 }
 
 procfs_result
 procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
 {
 	char		path[96];
+	procfs_result res;
 
 	procfs_path(path, sizeof(path), pid, name);
-	return procfs_read_path(path, buf, cap, len);
+	*len = 0;
+	if (cap == 0)
+		return PROCFS_UNREADABLE;
+	res = read_path(path, buf, cap - 1, len, NULL, single_record(name));
+	buf[*len] = '\0';
+	return res;
 }
 
 procfs_result
@@ -660,9 +682,16 @@ procfs_result
 procfs_read_lines(pid_t pid, const char *name, procfs_line_fn fn, void *arg)
 {
 	char		path[96];
+	char		buf[4096];
+	size_t		total;
+	procfs_lines lb;
+	procfs_result res;
 
 	procfs_path(path, sizeof(path), pid, name);
-	return procfs_read_path_lines(path, fn, arg);
+	procfs_lines_init(&lb, fn, arg);
+	res = read_path(path, buf, sizeof(buf), &total, &lb, single_record(name));
+	procfs_lines_finish(&lb);
+	return res;
 }
 
 /* Children */
