@@ -27,7 +27,8 @@ procmem_settings_init(void)
 	DefineCustomEnumVariable("pg_procmem.overhead_method",
 							 "How the overhead column is measured.",
 							 "auto: pagemap where /proc/PID/pagemap can be read, else rss_anon. "
-							 "pagemap: exclusive anonymous pages + page tables (exact). "
+							 "pagemap: exclusive anonymous pages + page tables + the kernel's "
+							 "memory for the process, where its open files can be read (exact). "
 							 "rss_anon: RssAnon + page tables (over-counts pages shared "
 							 "copy-on-write with the postmaster).",
 							 &procmem_overhead_method, PROCMEM_METHOD_AUTO, method_options,
