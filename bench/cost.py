@@ -28,7 +28,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--port", type=int, default=int(os.environ.get("PGPORT", "5499")))
+    ap.add_argument("--port", type=int, default=int(os.environ.get("PGPORT", "5587")))
     a = ap.parse_args()
     cl = Cluster(96, False, a.connections + 10, a.port,
                  extra={"shared_preload_libraries": "pg_procmem"})
