@@ -1127,8 +1127,9 @@ BEGIN ATOMIC
 							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
 							 f.jit, f.jit_above_cost),
 		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
-							 'or database that sets it) would save about %s now (see '
-							 'pg_procmem_breakdown.jit); or raise jit_above_cost (%s) so that only long analytic queries '
+							 'or database that sets it) would save at least %s now (see '
+							 'pg_procmem_breakdown.jit: LLVM''s own data; what compiling grew the heap by comes on top); '
+							 'or raise jit_above_cost (%s) so that only long analytic queries '
 							 'compile, and let a pooler recycle server connections (server_lifetime)',
 							 pg_catalog.pg_size_pretty(f.jit_bytes), f.jit_above_cost)
 	WHERE f.jit_bytes OPERATOR(pg_catalog.>=) 33554432

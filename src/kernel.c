@@ -54,7 +54,12 @@ kernel_thread_stack(int64_t kernel_stack, int64_t threads)
 	/* the power of two nearest the mean, on a log scale */
 	while ((double) size * 1.5 < mean && size < (INT64_C(1) << 30))
 		size *= 2;
-	return size;
+	/*
+	 * Linux has used 8 to 32 kB (64 kB at most with KASAN on some arches):
+	 * anything else means the two files disagree about what they count (a
+	 * container's lxcfs virtualises loadavg but not meminfo).
+	 */
+	return (size >= 8192 && size <= 65536) ? size : 0;
 }
 
 /* The host's thread count: the second figure of /proc/loadavg's "1/125" */

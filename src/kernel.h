@@ -75,7 +75,8 @@ extern void kernel_sizes_fallback(kernel_sizes *ks);
 /*
  * THREAD_SIZE from the host's KernelStack bytes and thread count: the power
  * of two nearest the mean (stacks of exiting threads and the idle tasks'
- * make the mean a little more). 0 when either is unknown.
+ * make the mean a little more). 0 when either is unknown, or the result
+ * is no THREAD_SIZE Linux uses (8 to 64 kB): the 16 kB fallback then.
  */
 extern int64_t kernel_thread_stack(int64_t kernel_stack, int64_t threads);
 

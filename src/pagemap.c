@@ -422,9 +422,17 @@ scan_range(anon_reader *r, uint64_t start, uint64_t end)
 	pagemap_scan(&r->pm, &arg, count_regions, r);
 }
 
+/* Whether a file is the executable the hints name */
+static bool
+is_exe(const pagemap_hints *h, uint64_t inode, uint64_t dev)
+{
+	return h && h->exe_ino && inode == h->exe_ino && dev == h->exe_dev;
+}
+
 /* What a mapping's name says it holds; PART_UNNAMED for an anonymous one */
 static int
-part_of_path(const char *path, size_t len, uint64_t inode, const pagemap_hints *h)
+part_of_path(const char *path, size_t len, uint64_t inode, uint64_t dev,
+			 const pagemap_hints *h)
 {
 	if (len == 6 && memcmp(path, "[heap]", 6) == 0)
 		return PAGEMAP_HEAP;
@@ -432,7 +440,7 @@ part_of_path(const char *path, size_t len, uint64_t inode, const pagemap_hints *
 		return PAGEMAP_STACK;
 	if (inode == 0 || len == 0 || path[0] != '/')
 		return PART_UNNAMED;
-	if (h && h->exe_ino && inode == h->exe_ino)
+	if (is_exe(h, inode, dev))
 		return PAGEMAP_POSTGRES;
 	if (memmem(path, len, "libLLVM", 7) || memmem(path, len, "/llvmjit.so", 11))
 		return PAGEMAP_JIT;
@@ -478,14 +486,15 @@ read_vma(anon_reader *r, const procfs_vma *vma, int part)
 /*
  * A read-only private mapping of a file holds anonymous pages only where
  * the loader wrote before making it read-only: a library's RELRO segment,
- * which is followed at once by its writable data. Its other read-only
- * mappings (rodata: megabytes of file pages) are not worth walking.
+ * which is followed at once by its writable data (or, in a library without
+ * a data segment, its bss). Its other read-only mappings (rodata:
+ * megabytes of file pages) are not worth walking.
  */
 static bool
 is_relro(const procfs_vma *ro, const procfs_vma *next)
 {
 	return next && next->start == ro->end && next->writable && !next->shared &&
-		next->inode == ro->inode && next->dev == ro->dev;
+		((next->inode == ro->inode && next->dev == ro->dev) || next->inode == 0);
 }
 
 static bool
@@ -658,7 +667,7 @@ maps_vma(void *arg, const procfs_vma *vma)
 {
 	anon_reader *r = arg;
 
-	meet_vma(r, vma, part_of_path(vma->path, vma->path_len, vma->inode, r->hints));
+	meet_vma(r, vma, part_of_path(vma->path, vma->path_len, vma->inode, vma->dev, r->hints));
 }
 
 /*
@@ -689,7 +698,7 @@ file_part(anon_reader *r, const vma_slot *v)
 	char		name[4096];
 	int			part = PAGEMAP_LIBRARIES;
 
-	if (r->hints && r->hints->exe_ino && v->inode == r->hints->exe_ino)
+	if (is_exe(r->hints, v->inode, v->dev))
 		return PAGEMAP_POSTGRES;
 	for (int i = 0; i < nnamed; i++)
 		if (named[i].inode == v->inode && named[i].dev == v->dev)
@@ -697,7 +706,7 @@ file_part(anon_reader *r, const vma_slot *v)
 	if (r->maps_fd < 0 || query_vma(r->maps_fd, v->start, &q, name, sizeof(name)) != 0 ||
 		q.vma_start != v->start || q.inode != v->inode || q.vma_name_size == 0)
 		return PAGEMAP_LIBRARIES;	/* changed meanwhile: not remembered */
-	part = part_of_path(name, strnlen(name, sizeof(name)), v->inode, r->hints);
+	part = part_of_path(name, strnlen(name, sizeof(name)), v->inode, v->dev, r->hints);
 	if (part == PART_UNNAMED)
 		part = PAGEMAP_LIBRARIES;
 	if (nnamed < NAMED_FILES)

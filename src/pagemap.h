@@ -56,6 +56,7 @@ typedef struct pagemap_hints
 	uint64_t	start_brk;		/* /proc/<pid>/stat; 0 if unknown */
 	uint64_t	start_stack;
 	uint64_t	exe_ino;		/* the executable's inode; 0 if unknown */
+	uint64_t	exe_dev;		/* and its device, as procfs_vma.dev */
 } pagemap_hints;
 
 /* Anonymous memory of one process, in bytes. */

@@ -98,7 +98,7 @@ read_smaps(pid_t pid, procmem_sample *s)
 static int
 read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
 {
-	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino};
+	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino, opt->exe_dev};
 	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &hints, &s->anon);
 
 	if (res == PROCFS_OK)

@@ -59,6 +59,7 @@ typedef struct procmem_options
 	uint64_t	seg_end;
 	/* for the kernel's share and the parts of anonymous memory (pagemap) */
 	uint64_t	exe_ino;		/* the postmaster's executable; 0 unknown */
+	uint64_t	exe_dev;		/* its device, as procfs_vma.dev */
 	bool		child;			/* a child of the postmaster, not itself */
 	bool		know_inherited;	/* inherited_fds was read */
 	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */

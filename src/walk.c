@@ -5,6 +5,8 @@
  */
 #include "compat.h"
 
+#include <sys/sysmacros.h>
+
 #include "members.h"
 #include "sample.h"
 #include "settings.h"
@@ -52,6 +54,7 @@ void
 procmem_options_for_server(procmem_options *opt, const procmem_members *m)
 {
 	opt->exe_ino = m->pm_exe_known ? m->pm_ino : 0;
+	opt->exe_dev = ((uint64_t) major(m->pm_dev) << 32) | minor(m->pm_dev);
 	/* the files children share with the postmaster are not freed with them */
 	opt->know_inherited = opt->method != PROCMEM_METHOD_RSS_ANON &&
 		procfs_fd_bitmap(PostmasterPid, opt->inherited_fds, PROCFS_FD_BITS) == PROCFS_OK;

@@ -28,6 +28,9 @@ test_thread_stack(void)
 	is_i64(kernel_thread_stack(33000 * 10, 10), 32768, "stack: 32.2 kB (KASAN) is 32 kB");
 	is_i64(kernel_thread_stack(0, 10), 0, "stack: no KernelStack, no figure");
 	is_i64(kernel_thread_stack(16384, 0), 0, "stack: no threads, no figure");
+	is_i64(kernel_thread_stack(19200 * 1024, 25), 0,
+		   "stack: 768 kB a thread (loadavg virtualised, meminfo not) is no THREAD_SIZE");
+	is_i64(kernel_thread_stack(2000 * 100, 100), 0, "stack: 2 kB a thread is none either");
 }
 
 static void
@@ -131,6 +134,7 @@ test_parts(void)
 	h.start_brk = st.start_brk;
 	h.start_stack = st.start_stack;
 	h.exe_ino = 0;
+	h.exe_dev = 0;
 	/*
 	 * Each page this process writes that it still shares with the stopped
 	 * child becomes the child's alone: a first round through both paths

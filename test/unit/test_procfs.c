@@ -7,6 +7,7 @@
  * smaps_rollup describe one moment); test/fixtures/handmade holds variants
  * no kernel should produce. The live tests read this test's own processes.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,8 +460,34 @@ test_live(void)
 	   (long long) s.kernel / 1024);
 	ok(s.kcounts.threads == 1 && s.kcounts.mappings > 10 &&
 	   s.kcounts.anon_mappings > 0 && s.kcounts.anon_mappings < s.kcounts.mappings &&
-	   s.kcounts.files >= 3,
+	   s.kcounts.files >= 3 && s.kcounts.ancestors == 0 && s.kcounts.sockets == 0,
 	   "live: counted from one thread, its mappings and its open files");
+	ok(s.kernel == kernel_memory(kernel_sizes_get(), &s.kcounts),
+	   "live: kernel is the model of those counts");
+	{
+		/* the counts against an independent read of the same files */
+		int64_t		lines = 0, fds = 0;
+		int			c;
+		FILE	   *f = fopen("/proc/self/maps", "r");
+		DIR		   *d = opendir("/proc/self/fd");
+		struct dirent *e;
+
+		while (f && (c = fgetc(f)) != EOF)
+			lines += c == '\n';
+		if (f)
+			fclose(f);
+		while (d && (e = readdir(d)) != NULL)
+			fds += e->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		/* the independent reads open a file each, and stdio maps a buffer */
+		ok(s.kcounts.mappings >= lines - 3 && s.kcounts.mappings <= lines + 3,
+		   "live: mappings = the lines of /proc/self/maps (%lld, %lld)",
+		   (long long) s.kcounts.mappings, (long long) lines);
+		ok(s.kcounts.files >= fds - 2 && s.kcounts.files <= fds,
+		   "live: files = the entries of /proc/self/fd (%lld, %lld)",
+		   (long long) s.kcounts.files, (long long) fds);
+	}
 	ok(s.overhead < KB(256 * 1024), "live: overhead below 256 MB");
 	ok(s.anon.exclusive + s.anon.shared <= s.status.rss_anon + KB(256),
 	   "live: exclusive + shared anonymous <= RssAnon");
