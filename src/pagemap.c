@@ -568,16 +568,19 @@ user_space_end(int pagemap_fd, int64_t page_size)
 uint64_t
 pagemap_scan_top(const pagemap_file *pf)
 {
+	static uint64_t answered;	/* the kernel has answered once: it has it */
 	struct pm_page_region region;
 	struct pm_scan_arg_abi arg;
 
+	if (answered)
+		return answered;
 	/* does this kernel answer PAGEMAP_SCAN? ask about the empty page 0 */
 	pagemap_scan_init(&arg, 0, (uint64_t) pf->page_size, &region, 1);
 	arg.category_mask = PM_PAGE_IS_PRESENT;
 	arg.return_mask = PM_PAGE_IS_PRESENT;
 	if (ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, &arg) < 0)
 		return 0;
-	return user_space_end(pf->fd, pf->page_size);
+	return answered = user_space_end(pf->fd, pf->page_size);
 }
 
 /* One PROCMAP_QUERY: the mapping covering addr or the next one; errno on failure */
