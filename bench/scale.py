@@ -60,10 +60,18 @@ def main():
                     mon.execute(QUERIES[q]).fetchall()
                     times[q].append(time.perf_counter() - t0)
             published = mon.execute("SELECT count(*) FROM pg_procmem_contexts").fetchone()[0]
-            res.append({"connections": n, "processes": len(pids), "published": published,
+            # every view of the extension answers at this size, and how fast
+            views = {}
+            for (v,) in mon.execute("SELECT c.relname FROM pg_class c JOIN pg_depend d ON d.objid = c.oid "
+                                    "JOIN pg_extension e ON e.oid = d.refobjid WHERE e.extname = 'pg_procmem' "
+                                    "AND c.relkind = 'v' ORDER BY 1").fetchall():
+                t0 = time.perf_counter()
+                rows = mon.execute(f"SELECT count(*) FROM {v}").fetchone()[0]
+                views[v] = (rows, (time.perf_counter() - t0) * 1000)
+            res.append({"connections": n, "processes": len(pids), "published": published, "views": views,
                         "ms": {q: statistics.median(t) * 1000 for q, t in times.items()},
                         "status_ms": reader_time("status", pids, a.reps) * 1000})
-            print(res[-1], flush=True)
+            print({k: v for k, v in res[-1].items() if k != "views"}, flush=True)
     finally:
         for c in conns:
             c.close()
@@ -87,7 +95,11 @@ def main():
     for q in QUERIES:
         div = (lambda r: r["published"]) if "contexts" in q else (lambda r: r["processes"])
         lines.append(f"- `{q}`: {(last['ms'][q] / div(last)) / (first['ms'][q] / div(first)):.2f}x")
-    lines += ["", "(`pg_procmem_contexts` per published slot.)", "", f"![per process]({a.name}.png)", ""]
+    lines += ["", "(`pg_procmem_contexts` per published slot.)", "",
+              f"Every view of the extension at {last['connections']:,} connections (rows, ms for one read; "
+              "an error would have stopped the run):", "", "| view | rows | ms |", "|---|---:|---:|"]
+    lines += [f"| `{v}` | {r:,} | {ms:.0f} |" for v, (r, ms) in last["views"].items()]
+    lines += ["", f"![per process]({a.name}.png)", ""]
     with open(result_path(f"{a.name}.md"), "w") as f:
         f.write("\n".join(lines))
 
