@@ -1,0 +1,97 @@
+"""overhead with a backend's memory in transparent huge pages (TAP).
+
+Run as root by scripts/test (PostgreSQL 15 extras) against a cluster in a
+memory cgroup of its own ($FOLIOS_CGROUP). With transparent_hugepage set to
+never and then to always (host-wide: what was there is put back, also on
+failure), one backend holds an in-memory sort (a cursor); its overhead is
+compared with what the cgroup loses when it is terminated: within 40 kB or
+2%, whichever is larger. Where the kernel keeps pagemap's exclusive bit per
+large folio and conservatively (CONFIG_NO_PAGE_MAPCOUNT) an exact count of
+pages shared once could under-read; a sort's own folios must read exactly
+on every kernel. A run in which the backend got no huge pages (THP not
+available, or someone changed the setting meanwhile) is SKIPPED, not passed.
+
+    FOLIOS_CGROUP=... python3 test/folios/check.py
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from tap import PSQL, ok, skip, done, value, execute  # noqa: E402
+
+THP = "/sys/kernel/mm/transparent_hugepage/enabled"
+CGROUP = os.environ.get("FOLIOS_CGROUP", "")
+ROWS = 8_000_000
+
+
+def usage():
+    """Bytes charged to the cgroup less page cache (shared memory stays in)."""
+    time.sleep(1.0)
+    v2 = os.path.exists(os.path.join(CGROUP, "memory.current"))
+    with open(os.path.join(CGROUP, "memory.current" if v2 else "memory.usage_in_bytes")) as f:
+        u = int(f.read())
+    stat = dict(line.split() for line in open(os.path.join(CGROUP, "memory.stat")))
+    cache, shmem = ("file", "shmem") if v2 else ("total_cache", "total_shmem")
+    return u - (int(stat[cache]) - int(stat[shmem]))
+
+
+def anon_huge(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def one(mode):
+    with open(THP, "w") as f:
+        f.write(mode)
+    sess = subprocess.Popen([PSQL, "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    sess.stdin.write("SET work_mem = '2GB'; BEGIN; DECLARE c NO SCROLL CURSOR FOR "
+                     f"SELECT g FROM generate_series(1, {ROWS}) g ORDER BY g DESC; "
+                     "FETCH 1 FROM c; SELECT pg_backend_pid();\n")
+    sess.stdin.flush()
+    sess.stdout.readline()                  # the row fetched
+    pid = int(sess.stdout.readline())
+    overhead = int(value(f"SELECT overhead FROM pg_procmem_process({pid})"))
+    huge = anon_huge(pid)
+    before = usage()
+    execute(f"SELECT pg_terminate_backend({pid})")
+    sess.stdin.close()                      # psql then sees its connection gone and ends
+    sess.wait(timeout=60)
+    while os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.05)
+    freed = before - usage()
+    return overhead, freed, huge
+
+
+def main():
+    if not CGROUP:
+        skip(4, "no memory cgroup to measure the truth in")
+        done()
+    with open(THP) as f:
+        saved = re.search(r"\[(\w+)\]", f.read()).group(1)
+    try:
+        for mode in ("never", "always"):
+            overhead, freed, huge = one(mode)
+            goal = max(40 * 1024, 0.02 * freed)
+            if mode == "always" and huge == 0:
+                skip(2, "the backend got no transparent huge pages here")
+                continue
+            ok((huge == 0) == (mode == "never"),
+               f"THP {mode}: the sort's memory {'is' if huge else 'is not'} in huge pages ({huge >> 20} MB)")
+            ok(freed > 100 << 20 and abs(overhead - freed) <= goal,
+               f"THP {mode}: overhead {overhead >> 10} kB is what the cgroup freed, {freed >> 10} kB, "
+               f"within {goal / 1024:.0f} kB", f"error {(overhead - freed) / 1024:+.1f} kB")
+    finally:
+        with open(THP, "w") as f:
+            f.write(saved)
+    done()
+
+
+if __name__ == "__main__":
+    main()
