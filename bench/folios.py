@@ -44,25 +44,18 @@ def rollup_kb(pid, key):
 
 
 def config_value(name):
-    try:
-        with open(f"/boot/config-{os.uname().release}") as f:
-            for line in f:
-                if line.startswith(name + "="):
-                    return line.strip().split("=", 1)[1]
-                if line.startswith(f"# {name} is not set"):
-                    return "not set"
-    except OSError:
-        pass
-    try:
-        import gzip
-        with gzip.open("/proc/config.gz", "rt") as f:
-            for line in f:
-                if line.startswith(name + "="):
-                    return line.strip().split("=", 1)[1]
-                if line.startswith(f"# {name} is not set"):
-                    return "not set"
-    except OSError:
-        pass
+    """A kernel build option from /boot/config-RELEASE or /proc/config.gz."""
+    import gzip
+    for path, opener in ((f"/boot/config-{os.uname().release}", open), ("/proc/config.gz", gzip.open)):
+        try:
+            with opener(path, "rt") as f:
+                for line in f:
+                    if line.startswith(name + "="):
+                        return line.strip().split("=", 1)[1]
+                    if line.startswith(f"# {name} is not set"):
+                        return "not set"
+        except OSError:
+            pass
     return "unknown"
 
 

@@ -35,8 +35,6 @@ static const struct
 	[KC_ANON_VMA] = {{"anon_vma"}, 104},
 	[KC_ANON_VMA_CHAIN] = {{"anon_vma_chain"}, 64},
 	[KC_FILP] = {{"filp"}, 192},
-	[KC_SOCK_INODE] = {{"sock_inode_cache"}, 832},
-	[KC_SOCK] = {{"UNIX-STREAM", "UNIX"}, 1152},
 };
 
 /* Mappings per maple-tree leaf node, as the tree keeps them (10 of 16 slots) */
@@ -156,12 +154,11 @@ kernel_memory(const kernel_sizes *ks, const kernel_counts *c)
 		o[KC_FILES] + o[KC_FS] + o[KC_CRED];
 
 	if (c->threads <= 0 || c->mappings < 0 || c->anon_mappings < 0 ||
-		c->files < 0 || c->sockets < 0 || c->ancestors < 0)
+		c->files < 0 || c->ancestors < 0)
 		return -1;
 	return c->threads * per_thread + per_process +
 		c->mappings * o[KC_VMA] +
 		(c->mappings + MAPPINGS_PER_NODE - 1) / MAPPINGS_PER_NODE * o[KC_MAPLE] +
 		c->anon_mappings * (o[KC_ANON_VMA] + (1 + c->ancestors) * o[KC_ANON_VMA_CHAIN]) +
-		c->files * o[KC_FILP] +
-		c->sockets * (o[KC_SOCK_INODE] + o[KC_SOCK]);
+		c->files * o[KC_FILP];
 }

@@ -33,8 +33,6 @@ typedef enum kernel_cache
 	KC_ANON_VMA,				/* anon_vma, one per mapping with anonymous pages */
 	KC_ANON_VMA_CHAIN,			/* anon_vma_chain, one per such mapping and ancestor */
 	KC_FILP,					/* filp: struct file, one per file opened */
-	KC_SOCK_INODE,				/* sock_inode_cache, one per socket */
-	KC_SOCK,					/* the protocol's sock (UNIX; TCP is larger) */
 	KC_NCACHES
 } kernel_cache;
 
@@ -55,9 +53,9 @@ typedef struct kernel_counts
 	int64_t		mappings;		/* every mapping */
 	int64_t		anon_mappings;	/* mappings holding anonymous pages */
 	int64_t		ancestors;		/* 1 for a child of the postmaster, 0 for it */
-	int64_t		files;			/* open files not shared with the postmaster */
-	int64_t		sockets;		/* of which sockets (the /proc layer cannot
-								 * tell cheaply: 0) */
+	int64_t		files;			/* open files not shared with the postmaster
+								 * (a socket's inode and sock are not: telling
+								 * sockets apart costs a readlink per file) */
 } kernel_counts;
 
 /*

@@ -192,21 +192,6 @@ pagemap_scan_init(struct pm_scan_arg_abi *arg, uint64_t start, uint64_t end,
 
 /* The anonymous memory reader */
 
-static const char *const part_names[PAGEMAP_NPARTS] = {
-	[PAGEMAP_HEAP] = "heap",
-	[PAGEMAP_MMAP] = "mmap",
-	[PAGEMAP_STACK] = "stack",
-	[PAGEMAP_POSTGRES] = "postgres",
-	[PAGEMAP_JIT] = "jit",
-	[PAGEMAP_LIBRARIES] = "libraries",
-};
-
-const char *
-pagemap_part_name(pagemap_part p)
-{
-	return (p >= 0 && p < PAGEMAP_NPARTS) ? part_names[p] : "?";
-}
-
 /*
  * A private mapping the walk met, in address order, with the anonymous
  * pages counted in it. part is known when its name was (maps text), else

@@ -48,8 +48,6 @@ typedef enum pagemap_part
 	PAGEMAP_NPARTS
 } pagemap_part;
 
-extern const char *pagemap_part_name(pagemap_part p);
-
 /* Where a process's heap, stack and executable are, to name its parts */
 typedef struct pagemap_hints
 {

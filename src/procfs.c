@@ -598,21 +598,23 @@ read_path(const char *path, char *buf, size_t cap, size_t *total, procfs_lines *
 	return res;
 }
 
-procfs_result
-procfs_read_path(const char *path, char *buf, size_t cap, size_t *len)
+/* A whole file into buf, NUL-terminated (cap counts the terminator) */
+static procfs_result
+read_whole(const char *path, char *buf, size_t cap, size_t *len, bool single)
 {
 	procfs_result res;
 
 	*len = 0;
 	if (cap == 0)
 		return PROCFS_UNREADABLE;
-	res = read_path(path, buf, cap - 1, len, NULL, false);
+	res = read_path(path, buf, cap - 1, len, NULL, single);
 	buf[*len] = '\0';
 	return res;
 }
 
-procfs_result
-procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg)
+/* A file line by line */
+static procfs_result
+read_lines(const char *path, procfs_line_fn fn, void *arg, bool single)
 {
 	char		buf[4096];
 	size_t		total;
@@ -620,9 +622,21 @@ procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg)
 	procfs_result res;
 
 	procfs_lines_init(&lb, fn, arg);
-	res = read_path(path, buf, sizeof(buf), &total, &lb, false);
+	res = read_path(path, buf, sizeof(buf), &total, &lb, single);
 	procfs_lines_finish(&lb);
 	return res;
+}
+
+procfs_result
+procfs_read_path(const char *path, char *buf, size_t cap, size_t *len)
+{
+	return read_whole(path, buf, cap, len, false);
+}
+
+procfs_result
+procfs_read_path_lines(const char *path, procfs_line_fn fn, void *arg)
+{
+	return read_lines(path, fn, arg, false);
 }
 
 /*
@@ -641,15 +655,9 @@ procfs_result
 procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
 {
 	char		path[96];
-	procfs_result res;
 
 	procfs_path(path, sizeof(path), pid, name);
-	*len = 0;
-	if (cap == 0)
-		return PROCFS_UNREADABLE;
-	res = read_path(path, buf, cap - 1, len, NULL, single_record(name));
-	buf[*len] = '\0';
-	return res;
+	return read_whole(path, buf, cap, len, single_record(name));
 }
 
 procfs_result
@@ -682,16 +690,9 @@ procfs_result
 procfs_read_lines(pid_t pid, const char *name, procfs_line_fn fn, void *arg)
 {
 	char		path[96];
-	char		buf[4096];
-	size_t		total;
-	procfs_lines lb;
-	procfs_result res;
 
 	procfs_path(path, sizeof(path), pid, name);
-	procfs_lines_init(&lb, fn, arg);
-	res = read_path(path, buf, sizeof(buf), &total, &lb, single_record(name));
-	procfs_lines_finish(&lb);
-	return res;
+	return read_lines(path, fn, arg, single_record(name));
 }
 
 /* Children */
@@ -795,9 +796,9 @@ procfs_children(pid_t pid, pid_t *out, int cap)
 
 /* /proc/<pid>/fd */
 
-typedef int (*fd_fn) (void *arg, int dirfd, int fd);
+typedef void (*fd_fn) (void *arg, int fd);
 
-/* Calls fn for every open fd of the process, until it returns nonzero */
+/* Calls fn for every open fd of the process */
 static procfs_result
 each_fd(pid_t pid, fd_fn fn, void *arg)
 {
@@ -832,11 +833,9 @@ each_fd(pid_t pid, fd_fn fn, void *arg)
 			off += d->d_reclen;
 			if (e == d->d_name || *e != '\0' || fd < 0 || fd > INT32_MAX)
 				continue;		/* . and .. */
-			if (fn(arg, dirfd, (int) fd))
-				goto done;
+			fn(arg, (int) fd);
 		}
 	}
-done:
 	close(dirfd);
 	return res;
 }
@@ -847,15 +846,13 @@ typedef struct fd_bits
 	size_t		nbits;
 } fd_bits;
 
-static int
-fd_set_bit(void *arg, int dirfd, int fd)
+static void
+fd_set_bit(void *arg, int fd)
 {
 	fd_bits    *b = arg;
 
-	(void) dirfd;
 	if ((size_t) fd < b->nbits)
 		b->bits[fd / 64] |= UINT64_C(1) << (fd % 64);
-	return 0;
 }
 
 procfs_result
@@ -874,16 +871,14 @@ typedef struct fd_count
 	int64_t		files;
 } fd_count;
 
-static int
-fd_count_one(void *arg, int dirfd, int fd)
+static void
+fd_count_one(void *arg, int fd)
 {
 	fd_count   *c = arg;
 
-	(void) dirfd;
 	if (!(c->inherited && (size_t) fd < c->nbits &&
 		  (c->inherited[fd / 64] & (UINT64_C(1) << (fd % 64)))))
 		c->files++;
-	return 0;
 }
 
 procfs_result

@@ -121,7 +121,6 @@ read_kernel(pid_t pid, const procmem_options *opt, procmem_sample *s)
 	c->mappings = s->anon.mappings;
 	c->anon_mappings = s->anon.anon_mappings;
 	c->ancestors = opt->child ? 1 : 0;
-	c->sockets = 0;				/* not told apart: see procfs_count_fds() */
 	res = procfs_count_fds(pid, opt->child && opt->know_inherited ? opt->inherited_fds : NULL,
 						   PROCFS_FD_BITS, &c->files);
 	if (res != PROCFS_OK && failed(s, PROCMEM_FILE_FD, res))
