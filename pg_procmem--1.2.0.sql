@@ -413,7 +413,7 @@ GRANT SELECT ON pg_procmem_system TO pg_read_all_stats;
 -- segments are NULL then (the huge pages view needs neither). Above 256 MB
 -- the resident part is sampled (main_segment_resident_exact = false): at
 -- most one 256th of the segment off per boundary between touched and
--- untouched memory, see README.
+-- untouched memory, see docs/views.md.
 CREATE FUNCTION pg_procmem_shared_memory(
 	IN with_usage boolean DEFAULT true,
 	OUT main_segment_size bigint,
@@ -548,35 +548,53 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 	   h.page_tables,
 	   CASE WHEN h.in_use THEN h.page_tables ELSE h.page_tables_with_huge_pages END
 		   AS page_tables_with_huge_pages,
-	   CASE
-		   WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN
+	   CASE v.answer
+		   WHEN 'in use, try' THEN
 			   'huge pages are in use; set huge_pages = on so that a restart without enough reserved pages fails instead of silently running without them'
-		   WHEN h.in_use THEN
+		   WHEN 'in use' THEN
 			   'huge pages are in use; nothing to do'
-		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
-				AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
-				COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN
+		   WHEN 'restart' THEN
 			   'enough huge pages are free but the server does not use them: restart it'
-		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
-				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
-				AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN
+		   WHEN 'optional' THEN
 			   pg_catalog.format('optional: the page tables of the server''s processes would shrink only from %s to about %s now '
 								 '(less than 1%% of RAM); with a larger shared_buffers, set vm.nr_hugepages >= %s and huge_pages = on',
 								 pg_catalog.pg_size_pretty(h.page_tables),
-								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
-								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages))
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages), v.pages)
 		   ELSE
 			   pg_catalog.format('set vm.nr_hugepages >= %s (now %s) and huge_pages = on, then restart: '
 								 'the page tables of the server''s processes would shrink from %s to about %s',
-								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages),
-								 h.hugepages_total,
+								 v.pages, h.hugepages_total,
 								 pg_catalog.pg_size_pretty(h.page_tables),
 								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
-	   END AS recommendation
-FROM h;
+	   END AS recommendation,
+	   -- the answer in one terminal line (at most 70 characters)
+	   CASE v.answer
+		   WHEN 'in use, try' THEN 'already in use; make it huge_pages = on'
+		   WHEN 'in use' THEN 'already in use'
+		   WHEN 'restart' THEN 'yes, and enough are reserved: restart the server'
+		   WHEN 'optional' THEN
+			   pg_catalog.format('optional: page tables %s, about %s with them',
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+		   ELSE pg_catalog.format('yes: page tables %s, about %s with them; see recommendation',
+								  pg_catalog.pg_size_pretty(h.page_tables),
+								  pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+	   END AS summary
+FROM h,
+	 LATERAL (SELECT CASE
+						 WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN 'in use, try'
+						 WHEN h.in_use THEN 'in use'
+						 WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
+							  AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
+							  COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN 'restart'
+						 WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
+							  OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
+							  AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN 'optional'
+						 ELSE 'yes' END AS answer,
+					 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) AS pages) AS v;
 
 COMMENT ON VIEW pg_procmem_hugepages IS
-'huge page settings, reservations, page-table cost now and with huge pages, and what to do';
+'huge page settings, reservations, page-table cost now and with huge pages, what to do, and the answer in one line';
 
 REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
@@ -605,16 +623,16 @@ SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
 	   p.rss, p.rss_shmem, p.swap, p.page_tables, p.overhead,
 	   -- the postmaster restarts these alone; any other child killed by a
 	   -- signal, with a PGPROC or not (a connection starting or exiting),
-	   -- makes it reinitialize shared memory and end every session
+	   -- makes it reinitialize shared memory and end every session (a crash
+	   -- restart). Short, so that the README's query fits 80 columns: the
+	   -- server without its postmaster stays down until something restarts it.
 	   CASE WHEN p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
-			THEN 'the server goes down and stays down until something restarts it'
-			WHEN p.backend_type OPERATOR(pg_catalog.=) 'logger'
-			THEN 'the postmaster starts a new logger; sessions go on'
-			WHEN p.backend_type OPERATOR(pg_catalog.=) 'stats collector'
-			THEN 'the postmaster starts a new stats collector; sessions go on'
+			THEN 'server stays down'
+			WHEN p.backend_type OPERATOR(pg_catalog.=) ANY (ARRAY['logger', 'stats collector'])
+			THEN 'restarted alone'
 			WHEN pg_catalog.current_setting('restart_after_crash')::boolean
-			THEN 'the postmaster runs a crash restart: every session ends'
-			ELSE 'the server shuts down (restart_after_crash = off)' END AS if_killed
+			THEN 'every session ends'
+			ELSE 'server shuts down' END AS if_killed
 FROM @extschema@.pg_procmem_processes() AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) p.pid,
 	 @extschema@.pg_procmem_system_info() AS s;
@@ -651,7 +669,12 @@ WITH b AS (
 		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
 									   AND state OPERATOR(pg_catalog.=) 'idle') AS idle_client_backends,
 		   pg_catalog.avg(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
-											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead
+											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead,
+		   -- with no idle connection to go by (a fresh server: only the
+		   -- caller's, running this query), the smallest client backend: an
+		   -- upper bound for an idle one, so the answer errs low
+		   pg_catalog.min(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend')
+			   AS min_client_overhead
 	FROM @extschema@.pg_procmem_backends
 ), r AS (
 	SELECT s.mem_available,
@@ -669,7 +692,8 @@ SELECT r.mem_available,
 	   LEAST(r.mem_available, r.cgroup_room) AS available,
 	   b.idle_client_backends,
 	   b.avg_idle_overhead,
-	   (LEAST(r.mem_available, r.cgroup_room) OPERATOR(pg_catalog./) NULLIF(b.avg_idle_overhead, 0))::bigint
+	   (LEAST(r.mem_available, r.cgroup_room)
+		OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0))::bigint
 		   AS more_idle_connections_fit,
 	   g.max_connections,
 	   b.client_backends,
@@ -688,7 +712,11 @@ SELECT r.mem_available,
 				OPERATOR(pg_catalog./) NULLIF(LEAST(r.mem_available, r.cgroup_room), 0))::numeric, 2)
 		   AS work_mem_exposure_ratio,
 	   g.superuser_reserved_connections,
-	   g.reserved_connections
+	   g.reserved_connections,
+	   COALESCE(b.avg_idle_overhead, b.min_client_overhead) AS per_connection,
+	   CASE WHEN b.avg_idle_overhead IS NOT NULL THEN 'the average idle client backend'
+			WHEN b.min_client_overhead IS NOT NULL THEN 'the smallest client backend (none is idle)' END
+		   AS per_connection_from
 FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS
@@ -858,8 +886,23 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- guess and says so. backend_type .. oom_score describe that process at its
 -- last sample (last_seen_at). number counts the rows since the history
 -- file was created (for a counter: the highest is how many there were).
+-- summary is the row in one terminal line (at most 56 characters): who,
+-- what it cost and the start of its query.
 CREATE VIEW pg_procmem_crashes AS
-SELECT * FROM @extschema@.pg_procmem_crash_log(false);
+SELECT c.*,
+	   CASE WHEN pg_catalog.length(t.line) OPERATOR(pg_catalog.>) 56
+			THEN pg_catalog.left(t.line, 55) OPERATOR(pg_catalog.||) '~'
+			ELSE t.line END AS summary
+FROM @extschema@.pg_procmem_crash_log(false) AS c,
+	 LATERAL (SELECT CASE WHEN c.killed_pid IS NULL AND c.guessed_pid IS NULL
+						  THEN c.how_known
+						  ELSE pg_catalog.concat_ws(', ',
+								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
+									   OPERATOR(pg_catalog.||) COALESCE(c.killed_pid, c.guessed_pid),
+								   c.backend_type, pg_catalog.pg_size_pretty(c.overhead))
+							   OPERATOR(pg_catalog.||)
+							   COALESCE(': ' OPERATOR(pg_catalog.||)
+										pg_catalog.regexp_replace(c.query, '\s+', ' ', 'g'), '') END AS line) AS t;
 
 COMMENT ON VIEW pg_procmem_crashes IS
 'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
@@ -1007,19 +1050,23 @@ GRANT SELECT ON pg_procmem_connection_rate, pg_procmem_advice_facts TO pg_read_a
 
 -- The checks of pg_procmem_advice, a function a family: each reads the one
 -- row of pg_procmem_advice_facts it is given and returns a row a finding
--- (check_name, severity, evidence, recommendation). Thresholds and the
--- figures behind them are in README. SQL-standard bodies: parsed once,
+-- (check_name, severity, summary, evidence, recommendation). summary is
+-- the finding in at most 64 characters, worst-case figures included, so
+-- that "SELECT severity, summary" fits an 80-column terminal. Thresholds
+-- and the figures behind them are in docs/views.md. SQL-standard bodies: parsed once,
 -- here, so the caller's search_path cannot change what they call.
 -- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
 
 -- Huge pages: the page tables they would save, transparent huge pages.
 CREATE FUNCTION pg_procmem_advice_huge_pages(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'huge_pages',
 		   CASE WHEN f.page_tables OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 10)
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('page tables %s; about %s with huge pages', pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages)),
 		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
 							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
 							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
@@ -1038,6 +1085,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'transparent_hugepage', 'warning',
+		   pg_catalog.format('transparent huge pages always; %s on them', pg_catalog.pg_size_pretty(f.anon_hugepages)),
 		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
 							 f.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(f.anon_hugepages)),
 		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
@@ -1049,7 +1097,7 @@ END;
 -- The OOM killer: is the postmaster protected, does it take an auxiliary
 -- process before any client backend.
 CREATE FUNCTION pg_procmem_advice_oom(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'oom_postmaster',
@@ -1062,6 +1110,7 @@ BEGIN ATOMIC
 						  OR (f.top_own_type IS NULL
 							  AND f.top_backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('postmaster not protected from the OOM killer (adj %s)', f.postmaster_oom_score_adj),
 		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
 							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
 							 f.postmaster_pid, f.postmaster_oom_score_adj, f.postmaster_oom_score, f.top_oom_score,
@@ -1075,6 +1124,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'oom_auxiliary_first', 'warning',
+		   pg_catalog.format('the OOM killer takes the %s first', f.aux_backend_type),
 		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
 							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
 							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
@@ -1087,7 +1137,7 @@ END;
 -- The kernel's overcommit and writeback, and memory settings set too high
 -- for the memory left or for the CPU's cache.
 CREATE FUNCTION pg_procmem_advice_memory_settings(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'overcommit',
@@ -1100,6 +1150,13 @@ BEGIN ATOMIC
 					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 0
 						 AND f.committed_as OPERATOR(pg_catalog.>) (f.mem_total OPERATOR(pg_catalog.+) f.swap_total))
 				THEN 'warning' ELSE 'info' END,
+		   CASE f.overcommit_memory
+				WHEN 2 THEN pg_catalog.format('strict overcommit: %s of %s committed', pg_catalog.pg_size_pretty(f.committed_as),
+											  pg_catalog.pg_size_pretty(f.commit_limit))
+				WHEN 1 THEN 'vm.overcommit_memory = 1: every allocation is granted'
+				ELSE pg_catalog.format('heuristic overcommit: %s committed, RAM + swap %s',
+									   pg_catalog.pg_size_pretty(f.committed_as),
+									   pg_catalog.pg_size_pretty(f.mem_total OPERATOR(pg_catalog.+) f.swap_total)) END,
 		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
 							 'RAM %s, swap %s', f.overcommit_memory, f.overcommit_ratio,
 							 pg_catalog.pg_size_pretty(f.committed_as), pg_catalog.pg_size_pretty(f.commit_limit),
@@ -1118,6 +1175,9 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
+		   pg_catalog.format('work_mem could take %s; %s of memory left',
+							 pg_catalog.pg_size_pretty(e.connections OPERATOR(pg_catalog.+) e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
 							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
 							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
@@ -1136,6 +1196,8 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
+		   pg_catalog.format('%s %s, %s times the CPU''s cache', w.setting, pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes)),
 		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
 							 pg_catalog.pg_size_pretty(w.bytes),
 							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes, 1),
@@ -1151,6 +1213,8 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'dirty_writeback',
 		   CASE WHEN f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_limit THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('maintenance_work_mem %s; writeback starts at %s', pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit)),
 		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
 							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
 							 pg_catalog.pg_size_pretty(f.maintenance_work_mem),
@@ -1169,14 +1233,17 @@ END;
 
 -- Connections: how many may come, how many sit idle, how fast they come.
 CREATE FUNCTION pg_procmem_advice_connections(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'max_connections',
 		   CASE WHEN f.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus) THEN 'warning' ELSE 'info' END,
-		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs', f.max_connections,
+							 pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1), f.cpus),
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s now',
 							 f.max_connections, pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1),
-							 f.cpus, f.clients),
+							 f.cpus, CASE f.clients WHEN 1 THEN '1 client backend'
+										ELSE f.clients OPERATOR(pg_catalog.||) ' client backends' END),
 		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
 		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
 		   'served about 8 times more transactions than direct connections'
@@ -1184,6 +1251,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'idle_connections', 'warning',
+		   pg_catalog.format('%s idle connections hold %s', f.idle, pg_catalog.pg_size_pretty(f.idle_overhead)),
 		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
 							 f.idle, f.cpus, pg_catalog.pg_size_pretty(f.idle_overhead),
 							 pg_catalog.pg_size_pretty(f.idle_overhead OPERATOR(pg_catalog./) f.idle), f.idle_10min),
@@ -1194,6 +1262,7 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'connection_rate',
 		   CASE WHEN f.connection_rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new connections per second', pg_catalog.round(f.connection_rate::numeric, 1)),
 		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
 							 'the memory history: %s)', pg_catalog.round(f.connection_rate::numeric, 1),
 							 pg_catalog.round(f.connection_seconds::numeric), f.new_connections),
@@ -1203,6 +1272,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'connection_rate', 'info',
+		   'new connections per second: unknown (no history yet)',
 		   -- without the history no window the sessions counter covers can be told
 		   pg_catalog.format('new sessions per second: unknown (the memory history has no minute of this run '
 							 'in its last 5 minutes: pg_procmem is not in shared_preload_libraries, the server '
@@ -1219,12 +1289,15 @@ END;
 
 -- Memory running out: swap in use, a cgroup near its limit, OOM kills seen.
 CREATE FUNCTION pg_procmem_advice_pressure(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'swap', 'warning',
-		   pg_catalog.format('%s of the server''s processes have %s swapped out; the largest: the %s (pid %s), %s',
-							 f.swapping, pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
+		   pg_catalog.format('%s swapped out, by %s', pg_catalog.pg_size_pretty(f.swap),
+							 CASE f.swapping WHEN 1 THEN '1 process' ELSE f.swapping OPERATOR(pg_catalog.||) ' processes' END),
+		   pg_catalog.format('%s of the server''s processes %s %s swapped out; the largest: the %s (pid %s), %s',
+							 f.swapping, CASE f.swapping WHEN 1 THEN 'has' ELSE 'have' END,
+							 pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
 							 pg_catalog.pg_size_pretty(f.swap_bytes)),
 		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
 		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
@@ -1235,6 +1308,8 @@ BEGIN ATOMIC
 		   CASE WHEN (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
 					 OPERATOR(pg_catalog.<) (f.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('memory cgroup: %s left of a %s limit', pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit)),
 		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
 							 'counted; usage of the server''s cgroup %s, of which %s page cache',
 							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
@@ -1250,6 +1325,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',
+		   pg_catalog.format('%s OOM kills in the server''s memory cgroup', f.cgroup_oom_kills),
 		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
 							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
@@ -1260,9 +1336,13 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'jit_memory',
 		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
-		   pg_catalog.format('%s processes hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+		   pg_catalog.format('JIT libraries hold %s, %s%% of all overhead', pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead)),
+		   pg_catalog.format('%s hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
 							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
-							 f.jit_processes, pg_catalog.pg_size_pretty(f.jit_bytes),
+							 CASE f.jit_processes WHEN 1 THEN '1 process'
+								  ELSE f.jit_processes OPERATOR(pg_catalog.||) ' processes' END,
+							 pg_catalog.pg_size_pretty(f.jit_bytes),
 							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
 							 f.jit, f.jit_above_cost),
 		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
@@ -1296,13 +1376,13 @@ GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts)
 	TO pg_read_all_stats;
 
--- Every memory finding as a row: a stable check name, how bad, the measured
--- evidence and what to do. The facts are measured once (advice_facts.sql)
+-- Every memory finding as a row: a stable check name, how bad, a summary
+-- that fits a terminal line, the measured evidence and what to do. The facts are measured once (advice_facts.sql)
 -- and each family of checks (advice_checks.sql) reads them. Reads status and
 -- oom_score (never smaps_rollup), so it is cheap enough to poll every
--- minute. Thresholds and the figures behind them are in README.
+-- minute. Thresholds and the figures behind them are in docs/views.md.
 CREATE VIEW pg_procmem_advice AS
-SELECT c.check_name, c.severity, c.evidence, c.recommendation
+SELECT c.check_name, c.severity, c.summary, c.evidence, c.recommendation
 FROM @extschema@.pg_procmem_advice_facts AS f,
 	 LATERAL (SELECT * FROM @extschema@.pg_procmem_advice_huge_pages(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
@@ -1312,7 +1392,7 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
 
 COMMENT ON VIEW pg_procmem_advice IS
-'every memory finding as a row: check, severity, the measured evidence, and what to do';
+'every memory finding as a row: check, severity, a one-line summary, the measured evidence, and what to do';
 
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
 GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;

@@ -114,7 +114,7 @@ server_opts() {
 
 # cluster_run [setting=value...]: starts the initialized cluster.
 cluster_run() {
-	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only)"
+	log "a throwaway cluster: $CLUSTER_DIR, port $PGPORT, socket only"
 	runuser -u postgres -- env LD_LIBRARY_PATH="$PG_LIBPATH" \
 		"$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
 		-w -t 60 start -o "$(server_opts "$@")" >/dev/null
@@ -126,7 +126,7 @@ cluster_run() {
 # empty. Its children's process titles then have only that much room, and
 # a connection's title is cut short (what backend_type must survive).
 cluster_run_bare() {
-	log "starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT, socket only, bare command line)"
+	log "a throwaway cluster: $CLUSTER_DIR, port $PGPORT, socket only, bare command line"
 	{
 		echo "port = $PGPORT"
 		echo "unix_socket_directories = '$CLUSTER_DIR'"

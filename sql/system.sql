@@ -49,7 +49,7 @@ FROM pg_procmem_hugepages;
 SELECT count(*) = (SELECT count(*) FROM pg_procmem_processes()) AS every_process,
        min(rank) = 1 AS ranked,
        bool_and(protected = (oom_score_adj = -1000)) AS protected,
-       count(*) FILTER (WHERE if_killed LIKE 'the server goes down%') AS postmaster_rows,
+       count(*) FILTER (WHERE if_killed = 'server stays down') AS postmaster_rows,
        bool_and(if_killed IS NOT NULL) AS consequences
 FROM pg_procmem_oom;
 
@@ -57,7 +57,8 @@ FROM pg_procmem_oom;
 SELECT available <= mem_available AS available_le_mem_available,
        cgroup_room IS NULL OR cgroup_effective_limit IS NOT NULL AS room_only_with_a_limit,
        cgroup_room IS NULL OR cgroup_room <= cgroup_effective_limit AS room_le_limit,
-       more_idle_connections_fit IS NULL OR more_idle_connections_fit = div(available, avg_idle_overhead) AS fit,
+       more_idle_connections_fit = div(available, per_connection)
+         AND per_connection = COALESCE(avg_idle_overhead, per_connection) AND per_connection_from IS NOT NULL AS fit,
        connection_slots_left <= max_connections AS slots,
        work_mem_exposure = (max_connections * work_mem * hash_mem_multiplier)::bigint AS work_mem_exposure,
        autovacuum_exposure = autovacuum_max_workers * autovacuum_work_mem AS autovacuum_exposure

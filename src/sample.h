@@ -50,7 +50,7 @@ typedef enum procmem_method
 
 typedef struct procmem_options
 {
-	bool		want_pss;		/* read smaps_rollup: costly, see README */
+	bool		want_pss;		/* read smaps_rollup: costly, see docs/overhead.md */
 	procmem_method method;
 	unsigned	pagemap_flags;	/* PAGEMAP_NO_SCAN, ... */
 	bool		want_cmdline;	/* read the process title too */

@@ -1,10 +1,10 @@
--- Every memory finding as a row: a stable check name, how bad, the measured
--- evidence and what to do. The facts are measured once (advice_facts.sql)
+-- Every memory finding as a row: a stable check name, how bad, a summary
+-- that fits a terminal line, the measured evidence and what to do. The facts are measured once (advice_facts.sql)
 -- and each family of checks (advice_checks.sql) reads them. Reads status and
 -- oom_score (never smaps_rollup), so it is cheap enough to poll every
--- minute. Thresholds and the figures behind them are in README.
+-- minute. Thresholds and the figures behind them are in docs/views.md.
 CREATE VIEW pg_procmem_advice AS
-SELECT c.check_name, c.severity, c.evidence, c.recommendation
+SELECT c.check_name, c.severity, c.summary, c.evidence, c.recommendation
 FROM @extschema@.pg_procmem_advice_facts AS f,
 	 LATERAL (SELECT * FROM @extschema@.pg_procmem_advice_huge_pages(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
@@ -14,7 +14,7 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
 
 COMMENT ON VIEW pg_procmem_advice IS
-'every memory finding as a row: check, severity, the measured evidence, and what to do';
+'every memory finding as a row: check, severity, a one-line summary, the measured evidence, and what to do';
 
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
 GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;

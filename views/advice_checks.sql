@@ -1,18 +1,22 @@
 -- The checks of pg_procmem_advice, a function a family: each reads the one
 -- row of pg_procmem_advice_facts it is given and returns a row a finding
--- (check_name, severity, evidence, recommendation). Thresholds and the
--- figures behind them are in README. SQL-standard bodies: parsed once,
+-- (check_name, severity, summary, evidence, recommendation). summary is
+-- the finding in at most 64 characters, worst-case figures included, so
+-- that "SELECT severity, summary" fits an 80-column terminal. Thresholds
+-- and the figures behind them are in docs/views.md. SQL-standard bodies: parsed once,
 -- here, so the caller's search_path cannot change what they call.
 -- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
 
 -- Huge pages: the page tables they would save, transparent huge pages.
 CREATE FUNCTION pg_procmem_advice_huge_pages(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'huge_pages',
 		   CASE WHEN f.page_tables OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 10)
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('page tables %s; about %s with huge pages', pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages)),
 		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
 							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
 							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
@@ -31,6 +35,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'transparent_hugepage', 'warning',
+		   pg_catalog.format('transparent huge pages always; %s on them', pg_catalog.pg_size_pretty(f.anon_hugepages)),
 		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
 							 f.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(f.anon_hugepages)),
 		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
@@ -42,7 +47,7 @@ END;
 -- The OOM killer: is the postmaster protected, does it take an auxiliary
 -- process before any client backend.
 CREATE FUNCTION pg_procmem_advice_oom(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'oom_postmaster',
@@ -55,6 +60,7 @@ BEGIN ATOMIC
 						  OR (f.top_own_type IS NULL
 							  AND f.top_backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('postmaster not protected from the OOM killer (adj %s)', f.postmaster_oom_score_adj),
 		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
 							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
 							 f.postmaster_pid, f.postmaster_oom_score_adj, f.postmaster_oom_score, f.top_oom_score,
@@ -68,6 +74,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'oom_auxiliary_first', 'warning',
+		   pg_catalog.format('the OOM killer takes the %s first', f.aux_backend_type),
 		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
 							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
 							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
@@ -80,7 +87,7 @@ END;
 -- The kernel's overcommit and writeback, and memory settings set too high
 -- for the memory left or for the CPU's cache.
 CREATE FUNCTION pg_procmem_advice_memory_settings(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'overcommit',
@@ -93,6 +100,13 @@ BEGIN ATOMIC
 					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 0
 						 AND f.committed_as OPERATOR(pg_catalog.>) (f.mem_total OPERATOR(pg_catalog.+) f.swap_total))
 				THEN 'warning' ELSE 'info' END,
+		   CASE f.overcommit_memory
+				WHEN 2 THEN pg_catalog.format('strict overcommit: %s of %s committed', pg_catalog.pg_size_pretty(f.committed_as),
+											  pg_catalog.pg_size_pretty(f.commit_limit))
+				WHEN 1 THEN 'vm.overcommit_memory = 1: every allocation is granted'
+				ELSE pg_catalog.format('heuristic overcommit: %s committed, RAM + swap %s',
+									   pg_catalog.pg_size_pretty(f.committed_as),
+									   pg_catalog.pg_size_pretty(f.mem_total OPERATOR(pg_catalog.+) f.swap_total)) END,
 		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
 							 'RAM %s, swap %s', f.overcommit_memory, f.overcommit_ratio,
 							 pg_catalog.pg_size_pretty(f.committed_as), pg_catalog.pg_size_pretty(f.commit_limit),
@@ -111,6 +125,9 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
+		   pg_catalog.format('work_mem could take %s; %s of memory left',
+							 pg_catalog.pg_size_pretty(e.connections OPERATOR(pg_catalog.+) e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
 							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
 							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
@@ -129,6 +146,8 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
+		   pg_catalog.format('%s %s, %s times the CPU''s cache', w.setting, pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes)),
 		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
 							 pg_catalog.pg_size_pretty(w.bytes),
 							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes, 1),
@@ -144,6 +163,8 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'dirty_writeback',
 		   CASE WHEN f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_limit THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('maintenance_work_mem %s; writeback starts at %s', pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit)),
 		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
 							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
 							 pg_catalog.pg_size_pretty(f.maintenance_work_mem),
@@ -162,14 +183,17 @@ END;
 
 -- Connections: how many may come, how many sit idle, how fast they come.
 CREATE FUNCTION pg_procmem_advice_connections(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'max_connections',
 		   CASE WHEN f.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus) THEN 'warning' ELSE 'info' END,
-		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s client backends now',
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs', f.max_connections,
+							 pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1), f.cpus),
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s now',
 							 f.max_connections, pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1),
-							 f.cpus, f.clients),
+							 f.cpus, CASE f.clients WHEN 1 THEN '1 client backend'
+										ELSE f.clients OPERATOR(pg_catalog.||) ' client backends' END),
 		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
 		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
 		   'served about 8 times more transactions than direct connections'
@@ -177,6 +201,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'idle_connections', 'warning',
+		   pg_catalog.format('%s idle connections hold %s', f.idle, pg_catalog.pg_size_pretty(f.idle_overhead)),
 		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
 							 f.idle, f.cpus, pg_catalog.pg_size_pretty(f.idle_overhead),
 							 pg_catalog.pg_size_pretty(f.idle_overhead OPERATOR(pg_catalog./) f.idle), f.idle_10min),
@@ -187,6 +212,7 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'connection_rate',
 		   CASE WHEN f.connection_rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new connections per second', pg_catalog.round(f.connection_rate::numeric, 1)),
 		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
 							 'the memory history: %s)', pg_catalog.round(f.connection_rate::numeric, 1),
 							 pg_catalog.round(f.connection_seconds::numeric), f.new_connections),
@@ -196,6 +222,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'connection_rate', 'info',
+		   'new connections per second: unknown (no history yet)',
 		   -- without the history no window the sessions counter covers can be told
 		   pg_catalog.format('new sessions per second: unknown (the memory history has no minute of this run '
 							 'in its last 5 minutes: pg_procmem is not in shared_preload_libraries, the server '
@@ -212,12 +239,15 @@ END;
 
 -- Memory running out: swap in use, a cgroup near its limit, OOM kills seen.
 CREATE FUNCTION pg_procmem_advice_pressure(f @extschema@.pg_procmem_advice_facts)
-RETURNS TABLE (check_name text, severity text, evidence text, recommendation text)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT 'swap', 'warning',
-		   pg_catalog.format('%s of the server''s processes have %s swapped out; the largest: the %s (pid %s), %s',
-							 f.swapping, pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
+		   pg_catalog.format('%s swapped out, by %s', pg_catalog.pg_size_pretty(f.swap),
+							 CASE f.swapping WHEN 1 THEN '1 process' ELSE f.swapping OPERATOR(pg_catalog.||) ' processes' END),
+		   pg_catalog.format('%s of the server''s processes %s %s swapped out; the largest: the %s (pid %s), %s',
+							 f.swapping, CASE f.swapping WHEN 1 THEN 'has' ELSE 'have' END,
+							 pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
 							 pg_catalog.pg_size_pretty(f.swap_bytes)),
 		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
 		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
@@ -228,6 +258,8 @@ BEGIN ATOMIC
 		   CASE WHEN (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
 					 OPERATOR(pg_catalog.<) (f.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
 				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('memory cgroup: %s left of a %s limit', pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit)),
 		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
 							 'counted; usage of the server''s cgroup %s, of which %s page cache',
 							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
@@ -243,6 +275,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',
+		   pg_catalog.format('%s OOM kills in the server''s memory cgroup', f.cgroup_oom_kills),
 		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
 							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
@@ -253,9 +286,13 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'jit_memory',
 		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
-		   pg_catalog.format('%s processes hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+		   pg_catalog.format('JIT libraries hold %s, %s%% of all overhead', pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead)),
+		   pg_catalog.format('%s hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
 							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
-							 f.jit_processes, pg_catalog.pg_size_pretty(f.jit_bytes),
+							 CASE f.jit_processes WHEN 1 THEN '1 process'
+								  ELSE f.jit_processes OPERATOR(pg_catalog.||) ' processes' END,
+							 pg_catalog.pg_size_pretty(f.jit_bytes),
 							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
 							 f.jit, f.jit_above_cost),
 		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '

@@ -24,7 +24,12 @@ WITH b AS (
 		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
 									   AND state OPERATOR(pg_catalog.=) 'idle') AS idle_client_backends,
 		   pg_catalog.avg(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
-											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead
+											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead,
+		   -- with no idle connection to go by (a fresh server: only the
+		   -- caller's, running this query), the smallest client backend: an
+		   -- upper bound for an idle one, so the answer errs low
+		   pg_catalog.min(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend')
+			   AS min_client_overhead
 	FROM @extschema@.pg_procmem_backends
 ), r AS (
 	SELECT s.mem_available,
@@ -42,7 +47,8 @@ SELECT r.mem_available,
 	   LEAST(r.mem_available, r.cgroup_room) AS available,
 	   b.idle_client_backends,
 	   b.avg_idle_overhead,
-	   (LEAST(r.mem_available, r.cgroup_room) OPERATOR(pg_catalog./) NULLIF(b.avg_idle_overhead, 0))::bigint
+	   (LEAST(r.mem_available, r.cgroup_room)
+		OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0))::bigint
 		   AS more_idle_connections_fit,
 	   g.max_connections,
 	   b.client_backends,
@@ -61,7 +67,11 @@ SELECT r.mem_available,
 				OPERATOR(pg_catalog./) NULLIF(LEAST(r.mem_available, r.cgroup_room), 0))::numeric, 2)
 		   AS work_mem_exposure_ratio,
 	   g.superuser_reserved_connections,
-	   g.reserved_connections
+	   g.reserved_connections,
+	   COALESCE(b.avg_idle_overhead, b.min_client_overhead) AS per_connection,
+	   CASE WHEN b.avg_idle_overhead IS NOT NULL THEN 'the average idle client backend'
+			WHEN b.min_client_overhead IS NOT NULL THEN 'the smallest client backend (none is idle)' END
+		   AS per_connection_from
 FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS

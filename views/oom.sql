@@ -17,16 +17,16 @@ SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
 	   p.rss, p.rss_shmem, p.swap, p.page_tables, p.overhead,
 	   -- the postmaster restarts these alone; any other child killed by a
 	   -- signal, with a PGPROC or not (a connection starting or exiting),
-	   -- makes it reinitialize shared memory and end every session
+	   -- makes it reinitialize shared memory and end every session (a crash
+	   -- restart). Short, so that the README's query fits 80 columns: the
+	   -- server without its postmaster stays down until something restarts it.
 	   CASE WHEN p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
-			THEN 'the server goes down and stays down until something restarts it'
-			WHEN p.backend_type OPERATOR(pg_catalog.=) 'logger'
-			THEN 'the postmaster starts a new logger; sessions go on'
-			WHEN p.backend_type OPERATOR(pg_catalog.=) 'stats collector'
-			THEN 'the postmaster starts a new stats collector; sessions go on'
+			THEN 'server stays down'
+			WHEN p.backend_type OPERATOR(pg_catalog.=) ANY (ARRAY['logger', 'stats collector'])
+			THEN 'restarted alone'
 			WHEN pg_catalog.current_setting('restart_after_crash')::boolean
-			THEN 'the postmaster runs a crash restart: every session ends'
-			ELSE 'the server shuts down (restart_after_crash = off)' END AS if_killed
+			THEN 'every session ends'
+			ELSE 'server shuts down' END AS if_killed
 FROM @extschema@.pg_procmem_processes() AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) p.pid,
 	 @extschema@.pg_procmem_system_info() AS s;

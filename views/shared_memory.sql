@@ -4,7 +4,7 @@
 -- segments are NULL then (the huge pages view needs neither). Above 256 MB
 -- the resident part is sampled (main_segment_resident_exact = false): at
 -- most one 256th of the segment off per boundary between touched and
--- untouched memory, see README.
+-- untouched memory, see docs/views.md.
 CREATE FUNCTION pg_procmem_shared_memory(
 	IN with_usage boolean DEFAULT true,
 	OUT main_segment_size bigint,
@@ -139,35 +139,53 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 	   h.page_tables,
 	   CASE WHEN h.in_use THEN h.page_tables ELSE h.page_tables_with_huge_pages END
 		   AS page_tables_with_huge_pages,
-	   CASE
-		   WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN
+	   CASE v.answer
+		   WHEN 'in use, try' THEN
 			   'huge pages are in use; set huge_pages = on so that a restart without enough reserved pages fails instead of silently running without them'
-		   WHEN h.in_use THEN
+		   WHEN 'in use' THEN
 			   'huge pages are in use; nothing to do'
-		   WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
-				AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
-				COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN
+		   WHEN 'restart' THEN
 			   'enough huge pages are free but the server does not use them: restart it'
-		   WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
-				OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
-				AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN
+		   WHEN 'optional' THEN
 			   pg_catalog.format('optional: the page tables of the server''s processes would shrink only from %s to about %s now '
 								 '(less than 1%% of RAM); with a larger shared_buffers, set vm.nr_hugepages >= %s and huge_pages = on',
 								 pg_catalog.pg_size_pretty(h.page_tables),
-								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages),
-								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages))
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages), v.pages)
 		   ELSE
 			   pg_catalog.format('set vm.nr_hugepages >= %s (now %s) and huge_pages = on, then restart: '
 								 'the page tables of the server''s processes would shrink from %s to about %s',
-								 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages),
-								 h.hugepages_total,
+								 v.pages, h.hugepages_total,
 								 pg_catalog.pg_size_pretty(h.page_tables),
 								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
-	   END AS recommendation
-FROM h;
+	   END AS recommendation,
+	   -- the answer in one terminal line (at most 70 characters)
+	   CASE v.answer
+		   WHEN 'in use, try' THEN 'already in use; make it huge_pages = on'
+		   WHEN 'in use' THEN 'already in use'
+		   WHEN 'restart' THEN 'yes, and enough are reserved: restart the server'
+		   WHEN 'optional' THEN
+			   pg_catalog.format('optional: page tables %s, about %s with them',
+								 pg_catalog.pg_size_pretty(h.page_tables),
+								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+		   ELSE pg_catalog.format('yes: page tables %s, about %s with them; see recommendation',
+								  pg_catalog.pg_size_pretty(h.page_tables),
+								  pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
+	   END AS summary
+FROM h,
+	 LATERAL (SELECT CASE
+						 WHEN h.in_use AND h.huge_pages OPERATOR(pg_catalog.=) 'try' THEN 'in use, try'
+						 WHEN h.in_use THEN 'in use'
+						 WHEN h.huge_pages OPERATOR(pg_catalog.<>) 'off'
+							  AND (h.hugepages_free OPERATOR(pg_catalog.-) h.hugepages_rsvd) OPERATOR(pg_catalog.>=)
+							  COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) THEN 'restart'
+						 WHEN (h.page_tables OPERATOR(pg_catalog.-) h.page_tables_with_huge_pages)
+							  OPERATOR(pg_catalog.<) (h.mem_total OPERATOR(pg_catalog./) 100)
+							  AND COALESCE(h.shared_memory_size, 0) OPERATOR(pg_catalog.<) 8589934592 THEN 'optional'
+						 ELSE 'yes' END AS answer,
+					 COALESCE(h.shared_memory_size_in_huge_pages, h.vm_peak_huge_pages) AS pages) AS v;
 
 COMMENT ON VIEW pg_procmem_hugepages IS
-'huge page settings, reservations, page-table cost now and with huge pages, and what to do';
+'huge page settings, reservations, page-table cost now and with huge pages, what to do, and the answer in one line';
 
 REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;

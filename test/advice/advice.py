@@ -39,8 +39,10 @@ def quiet(check, why, setup=()):
 
 def loud(check, why, want=LOUD, setup=()):
     got = findings(check, setup)
-    ok(len(got) == 1 and got[0]["severity"] in want and got[0]["evidence"] and got[0]["recommendation"],
-       "%s provoked: %s" % (check, why), got)
+    # the summary fits beside the severity in 80 columns (README's query)
+    ok(len(got) == 1 and got[0]["severity"] in want and got[0]["evidence"] and got[0]["recommendation"]
+       and 0 < len(got[0]["summary"] or "") <= 64,
+       "%s provoked: %s (and summed up in at most 64 characters)" % (check, why), got)
     return got[0] if got else None
 
 
@@ -432,8 +434,9 @@ def main():
     cpus = int(value("SELECT cpus FROM pg_procmem_machine_info()"))
     restart(max_connections=10 * cpus)
     got = rows("SELECT * FROM pg_procmem_advice")
-    ok(got and all(r["severity"] in ("info", "warning", "critical") and r["evidence"] and r["recommendation"]
-                   for r in got), "every finding has a severity, evidence and a recommendation", got)
+    ok(got and all(r["severity"] in ("info", "warning", "critical") and r["summary"] and r["evidence"]
+                   and r["recommendation"] for r in got),
+       "every finding has a severity, a summary, evidence and a recommendation", got)
     # the server's own memory settings first: restart() changes them last
     for part in (oom_checks, kernel_setting_checks, setting_checks, cgroup_checks, swap_check,
                  lambda: connection_checks(cpus)):

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value
+from tap import ok, skip, done, rows, value, readme_questions
 
 PG_BIN = os.environ["PG_BIN"]
 CLUSTER = os.environ["CLUSTER_DIR"]
@@ -117,7 +117,7 @@ def main():
     ok(len(active) >= 1 and int(active[-1]["overhead"]) > LIMIT // 4,
        "... its last sample holds more than a quarter of the cgroup's limit", active[-1:] if active else None)
 
-    # the post-mortem as README shows it
+    # the post-mortem as docs/history.md shows it
     for q in ("SELECT crashed_at, how_known, killed_pid, signal, cgroup_oom_kills, seconds_since_sample, "
               "backend_type, pg_size_pretty(overhead) AS overhead, left(query, 60) AS query FROM pg_procmem_crashes",
               "SELECT sampled_at, pg_size_pretty(overhead) AS overhead, pg_size_pretty(context_bytes) AS contexts, "
@@ -126,6 +126,16 @@ def main():
                              capture_output=True, text=True).stdout
         for line in out.splitlines():
             print("# " + line)
+    # README's question, "what was using memory before the OOM kill?": one
+    # terminal line, naming the pid, the cost and the start of the query
+    q = next(q for question, q in readme_questions()[0] if "OOM kill" in question)
+    r = subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-c", q],
+                       capture_output=True, text=True)
+    widest = max((len(l) for l in r.stdout.splitlines()), default=0)
+    ok(r.returncode == 0 and widest <= 80 and ("pid %d, client backend, " % pid) in r.stdout
+       and "SET work_mem" in r.stdout,
+       "README's crash query prints %d columns at most (80): pid, type, overhead, query" % widest,
+       r.stdout + r.stderr)
 
     # a clean restart, in the cgroup, keeps it all
     subprocess.run(["runuser", "-u", "postgres", "--", os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG,

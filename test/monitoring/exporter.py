@@ -30,7 +30,7 @@ def free_port():
 
 
 def dsn(role=ROLE, dbname=None):
-    """The exporter's DATA_SOURCE_NAME as README shows it: search_path is sent
+    """The exporter's DATA_SOURCE_NAME as docs/monitoring.md shows it: search_path is sent
     as a startup option (lib/pq passes unknown keys on)."""
     return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
         os.environ["PGHOST"], os.environ["PGPORT"], role, dbname or os.environ.get("PGDATABASE", "postgres"))

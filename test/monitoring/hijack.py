@@ -286,7 +286,7 @@ def check(binary, tmp):
     m, log = exporter.scrape(binary, os.path.join(REPO, "monitoring", "postgres_exporter", "pg_procmem.yaml"),
                              exporter.dsn(MONITOR, DB))
     ok(exporter.one(m, "pg_up") == 1 and m.get("pg_procmem_backend_type_processes"),
-       "postgres_exporter with README's connection string: connected, pg_procmem series scraped",
+       "postgres_exporter with docs/monitoring.md's connection string: connected, pg_procmem series scraped",
        log[-2000:])
     ok("level=ERROR" not in log, "no query failed in the exporter's log",
        "\n".join(l for l in log.splitlines() if "level=ERROR" in l)[-2000:])
@@ -297,7 +297,7 @@ def check(binary, tmp):
 def check_rename(tools):
     """The owner owns public (PostgreSQL 15+) and may rename it: a new public
     of his then holds views named like ours, and the files that name public
-    run them. README's remedy: a schema a superuser owns."""
+    run them. docs/monitoring.md's remedy: a schema a superuser owns."""
     used = set(re.findall(r"public\.(pg_procmem_\w+)(\(?)", "\n".join(sql for _, sql in tools)))
     views = sorted(n for n, call in used if not call)
     stmts = ["ALTER SCHEMA public RENAME TO public_real; CREATE SCHEMA public; "
@@ -346,7 +346,7 @@ def check_rename(tools):
                 rows(stmt, "user=%s dbname=%s" % (OWNER, other))
             except subprocess.CalledProcessError:
                 refused.append(stmt)
-        ok(len(refused) == 3, "in a schema a superuser owns (README's remedy) the database's owner "
+        ok(len(refused) == 3, "in a schema a superuser owns (docs/monitoring.md's remedy) the database's owner "
            "can neither rename, add to nor drop from it", refused)
         failed = []
         for name, sql in tools:
@@ -354,7 +354,7 @@ def check_rename(tools):
                 rows(sql.replace("public.", "procmem."), "user=%s dbname=%s" % (MONITOR, other))
             except subprocess.CalledProcessError as e:
                 failed.append("%s: %s" % (name, e.stderr.strip()))
-        ok(not failed, "every tool query, its schema changed with README's sed, runs there", failed)
+        ok(not failed, "every tool query, its schema changed with docs/monitoring.md's sed, runs there", failed)
     finally:
         execute("DROP DATABASE IF EXISTS %s" % other)
 

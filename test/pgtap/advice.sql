@@ -10,11 +10,11 @@ SELECT plan(11);
 CREATE TEMP TABLE a AS SELECT row_number() OVER () AS n, * FROM pg_procmem_advice;
 CREATE TEMP TABLE k AS SELECT * FROM pg_procmem_machine_info();
 
-SELECT columns_are('pg_procmem_advice', ARRAY['check_name', 'severity', 'evidence', 'recommendation'],
-	'pg_procmem_advice has its 4 columns');
+SELECT columns_are('pg_procmem_advice', ARRAY['check_name', 'severity', 'summary', 'evidence', 'recommendation'],
+	'pg_procmem_advice has its 5 columns');
 SELECT is((SELECT count(*) FROM a WHERE severity NOT IN ('info', 'warning', 'critical')
-	OR evidence IS NULL OR recommendation IS NULL), 0::bigint,
-	'every finding has a severity, evidence and a recommendation');
+	OR summary IS NULL OR evidence IS NULL OR recommendation IS NULL), 0::bigint,
+	'every finding has a severity, a summary, evidence and a recommendation');
 SELECT is((SELECT count(*) FROM a WHERE check_name NOT IN ('huge_pages', 'transparent_hugepage',
 	'oom_postmaster', 'oom_auxiliary_first', 'overcommit', 'work_mem_exposure', 'work_mem_above_cpu_cache',
 	'maintenance_work_mem_above_cpu_cache', 'dirty_writeback', 'max_connections', 'idle_connections',

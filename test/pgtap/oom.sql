@@ -32,10 +32,10 @@ BEGIN
 	RETURN t;
 END $$;
 SELECT is(pg_temp.if_killed_unpgproc((SELECT pid FROM leaving)),
-	'the postmaster runs a crash restart: every session ends',
+	'every session ends',
 	'an exiting connection without its PGPROC: killing it is a crash restart');
 SELECT is((SELECT if_killed FROM pg_procmem_oom WHERE backend_type = 'logger'),
-	'the postmaster starts a new logger; sessions go on', 'the logger is restarted alone');
+	'restarted alone', 'the logger is restarted alone');
 
 -- memory to spare: an unprotected postmaster is a risk (warning), not an
 -- emergency, even where its oom_score is the highest

@@ -7,6 +7,7 @@ standard library is needed."""
 import csv
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -74,3 +75,19 @@ def meminfo(field):
                 n = int(v.split()[0])
                 return n * 1024 if v.strip().endswith("kB") else n
     return None
+
+
+# README's question table: | question | `SELECT ...;` |, the query alone in
+# its cell, one code span with no | or backtick inside
+_QUESTION = re.compile(r"^\| (?P<question>[^|`]+?) \| `(?P<query>SELECT [^|`]*)` \|$")
+
+
+def readme_questions():
+    """README's one-query-per-question table: the (question, query) rows,
+    and every row of the table that does not have that form."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")) as f:
+        body = f.read().split("## One query per question", 1)[1].split("\n## ", 1)[0]
+    lines = [l for l in body.splitlines() if l.startswith("|")][2:]
+    found = [_QUESTION.match(l) for l in lines]
+    return ([(m["question"], m["query"]) for m in found if m],
+            [l for l, m in zip(lines, found) if not m])
