@@ -16,6 +16,8 @@ check "META.json names the install script of $v" '[ "$(echo $meta | cut -d" " -f
 check "META.json names an install script that exists" '[ -f "$(echo $meta | cut -d" " -f3)" ]'
 check "the install script for $v exists" '[ -f "pg_procmem--$v.sql" ]'
 check "README names version $v" 'grep -q "version $v" README.md'
+# README is read in five minutes: the reference lives in docs/
+check "README has at most 300 lines ($(wc -l <README.md))" '[ "$(wc -l <README.md)" -le 300 ]'
 # every object an install script creates is described in README or docs/
 docs="README.md $(ls docs/*.md 2>/dev/null)"
 for obj in $(grep -ohE '^CREATE (FUNCTION|VIEW) [a-z_]+' pg_procmem--*.sql | awk '{print $3}' | sort -u); do
