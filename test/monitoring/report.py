@@ -247,7 +247,8 @@ def check_chromium(tmp, page, before, doc):
        "the rendered DOM has the totals and huge pages charts, the %d grouped rows, and the "
        "one-by-one list folded" % want, "exit %s, %d grouped rows\n%s" % (rc, got, err[-2000:]))
     # the page with a dozen more idle connections alike is no longer than
-    # the one without: at most one more row (a group that was not there)
+    # the one without but for a row or two (a group that was not there, a
+    # cell's text wrapping anew); one row per process would add 12
     heights = []
     for name, path in (("before", before), ("after", page)):
         tall = os.path.join(tmp, "tall-%s.png" % name)
@@ -256,9 +257,9 @@ def check_chromium(tmp, page, before, doc):
             heights.append(page_height(tall))
         except (OSError, ValueError, TypeError, zlib.error):
             heights.append(None)
-    ok(None not in heights and heights[1] - heights[0] <= 60 and heights[1] < 3600,
-       "%d more idle connections leave the page's height alone: %s px before, %s px after "
-       "(the old one-row-per-process page grew 44 px a connection)" % (IDLE, heights[0], heights[1]))
+    ok(None not in heights and heights[1] - heights[0] <= 100 and heights[1] < 3600,
+       "%d more idle connections alike add at most 100 px to the page: %s px before, %s px after, "
+       "under 3,600 (one row per process added 44 px a connection)" % (IDLE, heights[0], heights[1]))
     try:
         width, height, bpp, lines = read_png(png)
     except (OSError, ValueError, TypeError, zlib.error) as e:
