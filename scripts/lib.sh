@@ -160,19 +160,49 @@ cluster_computed() {
 		$(for o in "$@"; do echo "-c$o"; done)
 }
 
-# Reserves at least $1 huge pages for this run (never fewer than the host
-# had); on_exit gives the old count back.
-reserve_hugepages() {
-	OLD_NR_HUGEPAGES=${OLD_NR_HUGEPAGES:-$(cat /proc/sys/vm/nr_hugepages)}
-	local want=$(($1 > OLD_NR_HUGEPAGES ? $1 : OLD_NR_HUGEPAGES))
-	echo "$want" >/proc/sys/vm/nr_hugepages 2>/dev/null || return 1
-	[ "$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)" -ge "$1" ]
+# Huge pages on a host others share: they may take pages (map hugetlb
+# memory) or change vm.nr_hugepages at any moment, before, during and after
+# this run. The rule: this run only ever raises vm.nr_hugepages, and keeps in
+# HUGEPAGES_ADDED the sum of the increases the kernel actually made (read
+# back after each write: it may grant fewer than asked). restore_hugepages
+# takes exactly that many off the count it finds then, never going below 0:
+# the count ends as it was found plus what others changed meanwhile, up or
+# down (their pages and their changes stay). Writing back the number found
+# at the start would undo their changes too. The kernel has no "add":
+# another writer's change between one read of the count and the write that
+# follows it would be lost, so each write comes right after its read.
+
+# hugepages_available: free huge pages not promised to a mapping already
+# (HugePages_Rsvd counts pages a mapping reserved but has not touched yet).
+hugepages_available() {
+	awk '/^HugePages_Free:/ {f = $2} /^HugePages_Rsvd:/ {r = $2} END {print f - r}' /proc/meminfo
 }
 
+# reserve_hugepages NEED [MARGIN]: raises vm.nr_hugepages until NEED + MARGIN
+# huge pages are available (the margin is for pages others may take before
+# the server maps its own); can be called again to top up. Fails if fewer
+# than NEED are available after it.
+reserve_hugepages() {
+	local need=$1 want=$(($1 + ${2:-0})) avail before after
+	avail=$(hugepages_available)
+	if [ "$avail" -lt "$want" ]; then
+		before=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((before + want - avail)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		after=$(cat /proc/sys/vm/nr_hugepages)
+		[ "$after" -le "$before" ] || HUGEPAGES_ADDED=$((${HUGEPAGES_ADDED:-0} + after - before))
+	fi
+	[ "$(hugepages_available)" -ge "$need" ]
+}
+
+# restore_hugepages: takes off what reserve_hugepages added (see the rule
+# above); the kernel frees pages still mapped when their mapping goes.
 restore_hugepages() {
-	[ -n "${OLD_NR_HUGEPAGES:-}" ] || return 0
-	echo "$OLD_NR_HUGEPAGES" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-	OLD_NR_HUGEPAGES=
+	local added=${HUGEPAGES_ADDED:-0} now
+	HUGEPAGES_ADDED=0
+	[ "$added" -gt 0 ] || return 0
+	now=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((now > added ? now - added : 0)) >/proc/sys/vm/nr_hugepages 2>/dev/null ||
+		echo "could not give back $added huge pages (vm.nr_hugepages is $now)" >&2
 }
 
 on_exit() {

@@ -6,7 +6,7 @@
 # pg_procmem in a loop. Passes with no query error, no crashed process in the
 # server log (SERVER_LOG), and no row for a process that is not the server's.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-60}
 work=$(mktemp -d)
 n=0 bad=0
@@ -15,6 +15,9 @@ ok() {
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=1; fi
 }
 q() { psql -X -At -v ON_ERROR_STOP=1 -d soak "$@"; }
+# seconds since the start, to tenths (where the time goes: set-up, churn)
+t0=${EPOCHREALTIME/[.,]/}
+elapsed() { local t=${EPOCHREALTIME/[.,]/}; echo "$(((t - t0) / 1000000)).$(((t - t0) / 100000 % 10))"; }
 
 psql -X -q -c "DROP DATABASE IF EXISTS soak" -c "CREATE DATABASE soak" postgres
 q -q <<'SQL'
@@ -85,6 +88,7 @@ SQL
 	echo "SET client_min_messages = debug1;"
 	for _ in $(seq 20000); do printf '%s\n' "$round"; done
 } >"$work/loop.sql"
+echo "# set-up done at $(elapsed) s (database, pgbench -i, role, loop file)"
 
 pgbench -n -C -c 4 -j 2 -S -T "$secs" -U "$churner" soak >"$work/churn.log" 2>&1 &
 pgbench -n -c 2 -j 1 -T "$secs" soak >"$work/rw.log" 2>&1 &
@@ -92,6 +96,7 @@ for s in 1 2 3 4; do
 	timeout "$secs" psql -X -At -d soak -f "$work/loop.sql" >"$work/q$s.out" 2>"$work/q$s.err" &
 done
 wait
+echo "# churn done at $(elapsed) s"
 
 queries=$(cat "$work"/q*.out | grep -c '^R|')
 rows=$(cat "$work"/q*.out | awk -F'|' '/^R\|/ {s += $2} END {print s + 0}')
@@ -123,5 +128,6 @@ ok $? "no server process crashed (server log: $crashes)"
 psql -X -q -c "DROP DATABASE soak WITH (FORCE)" postgres 2>/dev/null || psql -X -q -c "DROP DATABASE soak" postgres
 psql -X -q -c "DROP ROLE $churner" postgres
 rm -rf "$work"
+echo "# soak.sh took $(elapsed) s in all"
 echo "1..$n"
 exit $bad
