@@ -128,7 +128,7 @@ def main():
             print("# " + line)
     # README's question, "what was using memory before the OOM kill?": one
     # terminal line, naming the pid, the cost and the start of the query
-    q = next(q for question, q in readme_questions()[0] if "OOM kill" in question)
+    q = next(q for question, q in readme_questions()[0] if "before the OOM kill" in question)
     r = subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-c", q],
                        capture_output=True, text=True)
     widest = max((len(l) for l in r.stdout.splitlines()), default=0)
