@@ -11,6 +11,39 @@
 -- look-alike objects. Nothing is readable by PUBLIC: process lists and
 -- queries are sensitive; pg_read_all_stats (so pg_monitor) may read.
 
+-- One terminal line of at most n columns, for the short columns that must
+-- fit 80 (pg_procmem_top's names, the crash summary, README's queries):
+-- runs of white space and control characters (a query's newlines and
+-- tabs, which psql would draw as 8 columns) become one space, and a text
+-- too long is cut with '~'. A non-ASCII character counts as two columns,
+-- as wide CJK ones are drawn (others then cut a little early).
+CREATE FUNCTION pg_procmem_clip(t text, n integer) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT CASE
+			   WHEN pg_catalog.octet_length(x.s) OPERATOR(pg_catalog.=) pg_catalog.length(x.s)
+					AND pg_catalog.length(x.s) OPERATOR(pg_catalog.<=) n THEN x.s
+			   WHEN pg_catalog.octet_length(x.s) OPERATOR(pg_catalog.=) pg_catalog.length(x.s)
+			   THEN pg_catalog.left(x.s, n OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.||) '~'
+			   -- non-ASCII: each character's width, added up in order
+			   ELSE (SELECT CASE WHEN pg_catalog.max(w.upto) OPERATOR(pg_catalog.<=) n THEN x.s
+								 ELSE pg_catalog.string_agg(w.c, '' ORDER BY w.i)
+										  FILTER (WHERE w.upto OPERATOR(pg_catalog.<) n)
+									  OPERATOR(pg_catalog.||) '~' END
+					 FROM (SELECT c.c, c.i,
+								  pg_catalog.sum(CASE WHEN pg_catalog.octet_length(c.c) OPERATOR(pg_catalog.=) 1
+													  THEN 1 ELSE 2 END) OVER (ORDER BY c.i) AS upto
+						   FROM pg_catalog.regexp_split_to_table(x.s, '') WITH ORDINALITY AS c(c, i)) AS w)
+		   END
+	FROM (SELECT pg_catalog.regexp_replace(t, '[[:space:][:cntrl:]]+', ' ', 'g') AS s) AS x;
+END;
+
+COMMENT ON FUNCTION pg_procmem_clip(text, integer) IS
+'a text as one terminal line of at most n columns: white space and control characters as one space, cut with ~';
+
+REVOKE ALL ON FUNCTION pg_procmem_clip(text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_clip(text, integer) TO pg_read_all_stats;
+
 -- Every process of this server, read from /proc: the functions the views
 -- are built on. overhead is private_anon + page_tables + kernel (the
 -- kernel's own memory for the process: its stack, page-table top and slab
@@ -567,7 +600,7 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 								 pg_catalog.pg_size_pretty(h.page_tables),
 								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
 	   END AS recommendation,
-	   -- the answer in one terminal line (at most 70 characters)
+	   -- the answer in one terminal line (at most 72 characters)
 	   CASE v.answer
 		   WHEN 'in use, try' THEN 'already in use; make it huge_pages = on'
 		   WHEN 'in use' THEN 'already in use'
@@ -692,8 +725,8 @@ SELECT r.mem_available,
 	   LEAST(r.mem_available, r.cgroup_room) AS available,
 	   b.idle_client_backends,
 	   b.avg_idle_overhead,
-	   (LEAST(r.mem_available, r.cgroup_room)
-		OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0))::bigint
+	   GREATEST(LEAST(r.mem_available, r.cgroup_room)
+				OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0), 0)::bigint
 		   AS more_idle_connections_fit,
 	   g.max_connections,
 	   b.client_backends,
@@ -734,9 +767,7 @@ GRANT SELECT ON pg_procmem_memory_settings, pg_procmem_headroom TO pg_read_all_s
 -- clipped so that a row stays within 80 characters even with 7-digit pids.
 CREATE VIEW pg_procmem_top AS
 SELECT b.pid,
-	   CASE WHEN pg_catalog.length(b.who) OPERATOR(pg_catalog.>) 17
-			THEN pg_catalog.left(b.who, 16) OPERATOR(pg_catalog.||) '~'
-			ELSE b.who END AS process,
+	   @extschema@.pg_procmem_clip(b.who, 17) AS process,
 	   CASE b.state WHEN 'idle in transaction' THEN 'idletx'
 					WHEN 'idle in transaction (aborted)' THEN 'idletx!'
 					WHEN 'fastpath function call' THEN 'fastpth'
@@ -886,13 +917,10 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- guess and says so. backend_type .. oom_score describe that process at its
 -- last sample (last_seen_at). number counts the rows since the history
 -- file was created (for a counter: the highest is how many there were).
--- summary is the row in one terminal line (at most 56 characters): who,
+-- summary is the row in one terminal line (at most 56 columns): who,
 -- what it cost and the start of its query.
 CREATE VIEW pg_procmem_crashes AS
-SELECT c.*,
-	   CASE WHEN pg_catalog.length(t.line) OPERATOR(pg_catalog.>) 56
-			THEN pg_catalog.left(t.line, 55) OPERATOR(pg_catalog.||) '~'
-			ELSE t.line END AS summary
+SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary
 FROM @extschema@.pg_procmem_crash_log(false) AS c,
 	 LATERAL (SELECT CASE WHEN c.killed_pid IS NULL AND c.guessed_pid IS NULL
 						  THEN c.how_known
@@ -901,8 +929,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c,
 									   OPERATOR(pg_catalog.||) COALESCE(c.killed_pid, c.guessed_pid),
 								   c.backend_type, pg_catalog.pg_size_pretty(c.overhead))
 							   OPERATOR(pg_catalog.||)
-							   COALESCE(': ' OPERATOR(pg_catalog.||)
-										pg_catalog.regexp_replace(c.query, '\s+', ' ', 'g'), '') END AS line) AS t;
+							   COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t;
 
 COMMENT ON VIEW pg_procmem_crashes IS
 'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
@@ -1124,9 +1151,10 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'oom_auxiliary_first', 'warning',
-		   pg_catalog.format('the OOM killer takes the %s first', f.aux_backend_type),
+		   pg_catalog.format('%s: above every client for the OOM killer',
+							 @extschema@.pg_procmem_clip(f.aux_backend_type, 24)),
 		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
-							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
+							 'would take it before any client backend, and killing any child of the postmaster ends every session (crash restart)',
 							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
 		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
 		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
@@ -1325,7 +1353,9 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',
-		   pg_catalog.format('%s OOM kills in the server''s memory cgroup', f.cgroup_oom_kills),
+		   pg_catalog.format('%s in the server''s memory cgroup',
+							 CASE f.cgroup_oom_kills WHEN 1 THEN '1 OOM kill'
+								  ELSE f.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills' END),
 		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
 							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '

@@ -33,7 +33,14 @@ BEGIN
 			   'SELECT count(*) FROM ' || p.proname || '(' ||
 			   CASE WHEN p.proargtypes[0] = 'int4'::regtype THEN 'pg_backend_pid()'
 					-- the advice's checks take a row of facts: none will do
-					WHEN p.pronargs > p.pronargdefaults THEN 'NULL::' || p.proargtypes[0]::regtype::text
+					WHEN p.pronargs > p.pronargdefaults
+					-- (a NULL for a STRICT scalar function is folded away
+					-- before its privilege is checked: text and integer get
+					-- values)
+					THEN (SELECT string_agg(CASE a.t WHEN 'text'::regtype THEN '''x''' WHEN 'int4'::regtype THEN '1'
+												 ELSE 'NULL::' || a.t::regtype::text END, ', ' ORDER BY a.o)
+						  FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS a(t, o)
+						  WHERE a.o <= p.pronargs - p.pronargdefaults)
 					ELSE '' END || ')'
 		FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_procmem'

@@ -57,7 +57,7 @@ FROM pg_procmem_oom;
 SELECT available <= mem_available AS available_le_mem_available,
        cgroup_room IS NULL OR cgroup_effective_limit IS NOT NULL AS room_only_with_a_limit,
        cgroup_room IS NULL OR cgroup_room <= cgroup_effective_limit AS room_le_limit,
-       more_idle_connections_fit = div(available, per_connection)
+       more_idle_connections_fit = GREATEST(div(available, per_connection), 0)
          AND per_connection = COALESCE(avg_idle_overhead, per_connection) AND per_connection_from IS NOT NULL AS fit,
        connection_slots_left <= max_connections AS slots,
        work_mem_exposure = (max_connections * work_mem * hash_mem_multiplier)::bigint AS work_mem_exposure,

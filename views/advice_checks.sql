@@ -74,9 +74,10 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'oom_auxiliary_first', 'warning',
-		   pg_catalog.format('the OOM killer takes the %s first', f.aux_backend_type),
+		   pg_catalog.format('%s: above every client for the OOM killer',
+							 @extschema@.pg_procmem_clip(f.aux_backend_type, 24)),
 		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
-							 'takes it first, and killing any child of the postmaster ends every session (crash restart)',
+							 'would take it before any client backend, and killing any child of the postmaster ends every session (crash restart)',
 							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
 		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
 		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
@@ -275,7 +276,9 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'cgroup_oom_kills', 'critical',
-		   pg_catalog.format('%s OOM kills in the server''s memory cgroup', f.cgroup_oom_kills),
+		   pg_catalog.format('%s in the server''s memory cgroup',
+							 CASE f.cgroup_oom_kills WHEN 1 THEN '1 OOM kill'
+								  ELSE f.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills' END),
 		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
 							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
 		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '

@@ -47,8 +47,8 @@ SELECT r.mem_available,
 	   LEAST(r.mem_available, r.cgroup_room) AS available,
 	   b.idle_client_backends,
 	   b.avg_idle_overhead,
-	   (LEAST(r.mem_available, r.cgroup_room)
-		OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0))::bigint
+	   GREATEST(LEAST(r.mem_available, r.cgroup_room)
+				OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0), 0)::bigint
 		   AS more_idle_connections_fit,
 	   g.max_connections,
 	   b.client_backends,

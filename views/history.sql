@@ -106,13 +106,10 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- guess and says so. backend_type .. oom_score describe that process at its
 -- last sample (last_seen_at). number counts the rows since the history
 -- file was created (for a counter: the highest is how many there were).
--- summary is the row in one terminal line (at most 56 characters): who,
+-- summary is the row in one terminal line (at most 56 columns): who,
 -- what it cost and the start of its query.
 CREATE VIEW pg_procmem_crashes AS
-SELECT c.*,
-	   CASE WHEN pg_catalog.length(t.line) OPERATOR(pg_catalog.>) 56
-			THEN pg_catalog.left(t.line, 55) OPERATOR(pg_catalog.||) '~'
-			ELSE t.line END AS summary
+SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary
 FROM @extschema@.pg_procmem_crash_log(false) AS c,
 	 LATERAL (SELECT CASE WHEN c.killed_pid IS NULL AND c.guessed_pid IS NULL
 						  THEN c.how_known
@@ -121,8 +118,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c,
 									   OPERATOR(pg_catalog.||) COALESCE(c.killed_pid, c.guessed_pid),
 								   c.backend_type, pg_catalog.pg_size_pretty(c.overhead))
 							   OPERATOR(pg_catalog.||)
-							   COALESCE(': ' OPERATOR(pg_catalog.||)
-										pg_catalog.regexp_replace(c.query, '\s+', ' ', 'g'), '') END AS line) AS t;
+							   COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t;
 
 COMMENT ON VIEW pg_procmem_crashes IS
 'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';

@@ -158,7 +158,7 @@ SELECT h.huge_pages, h.huge_page_size, h.shared_memory_size, h.shared_memory_siz
 								 pg_catalog.pg_size_pretty(h.page_tables),
 								 pg_catalog.pg_size_pretty(h.page_tables_with_huge_pages))
 	   END AS recommendation,
-	   -- the answer in one terminal line (at most 70 characters)
+	   -- the answer in one terminal line (at most 72 characters)
 	   CASE v.answer
 		   WHEN 'in use, try' THEN 'already in use; make it huge_pages = on'
 		   WHEN 'in use' THEN 'already in use'

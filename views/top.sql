@@ -6,9 +6,7 @@
 -- clipped so that a row stays within 80 characters even with 7-digit pids.
 CREATE VIEW pg_procmem_top AS
 SELECT b.pid,
-	   CASE WHEN pg_catalog.length(b.who) OPERATOR(pg_catalog.>) 17
-			THEN pg_catalog.left(b.who, 16) OPERATOR(pg_catalog.||) '~'
-			ELSE b.who END AS process,
+	   @extschema@.pg_procmem_clip(b.who, 17) AS process,
 	   CASE b.state WHEN 'idle in transaction' THEN 'idletx'
 					WHEN 'idle in transaction (aborted)' THEN 'idletx!'
 					WHEN 'fastpath function call' THEN 'fastpth'

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, readme_questions
+from tap import ok, skip, done, rows, value, readme_questions, width
 
 PG_BIN = os.environ["PG_BIN"]
 CLUSTER = os.environ["CLUSTER_DIR"]
@@ -131,7 +131,7 @@ def main():
     q = next(q for question, q in readme_questions()[0] if "before the OOM kill" in question)
     r = subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-c", q],
                        capture_output=True, text=True)
-    widest = max((len(l) for l in r.stdout.splitlines()), default=0)
+    widest = max((width(l) for l in r.stdout.splitlines()), default=0)
     ok(r.returncode == 0 and widest <= 80 and ("pid %d, client backend, " % pid) in r.stdout
        and "SET work_mem" in r.stdout,
        "README's crash query prints %d columns at most (80): pid, type, overhead, query" % widest,

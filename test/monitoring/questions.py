@@ -7,18 +7,12 @@ import os
 import subprocess
 import sys
 import time
-import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, execute, readme_questions, PSQL
+from tap import ok, done, rows, value, execute, readme_questions, width, PSQL
 
 ROLE = "procmem_questions"
 AS_ROLE = "user=%s dbname=%s" % (ROLE, os.environ.get("PGDATABASE", "postgres"))
-
-
-def width(line):
-    """Terminal columns: wide and full-width characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
 
 def psql(query):
@@ -54,7 +48,7 @@ try:
     fit = rows("SELECT idle_client_backends, more_idle_connections_fit, per_connection, per_connection_from,"
                " available FROM pg_procmem_headroom", AS_ROLE)[0]
     ok(fit["idle_client_backends"] == "0" and fit["more_idle_connections_fit"] is not None
-       and int(fit["more_idle_connections_fit"]) == int(fit["available"]) // int(fit["per_connection"])
+       and int(fit["more_idle_connections_fit"]) == max(int(int(fit["available"]) / int(fit["per_connection"])), 0)
        and fit["per_connection_from"] == "the smallest client backend (none is idle)",
        "no idle connection: more_idle_connections_fit answers, from the smallest client backend", fit)
     check_all("no idle connection")

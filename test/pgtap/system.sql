@@ -80,7 +80,7 @@ END $$;
 CREATE TEMP TABLE h AS SELECT * FROM pg_temp.headroom();
 SELECT ok((SELECT idle_client_backends >= 3 AND avg_idle_overhead BETWEEN 262144 AND 67108864 FROM h),
 	'three idle connections: an average idle overhead between 256 kB and 64 MB');
-SELECT ok((SELECT more_idle_connections_fit = div(available, avg_idle_overhead)
+SELECT ok((SELECT more_idle_connections_fit = GREATEST(div(available, avg_idle_overhead), 0)
 	       AND more_idle_connections_fit > 0 FROM h),
 	'more_idle_connections_fit = available / avg_idle_overhead');
 SELECT ok((SELECT available = LEAST(mem_available, cgroup_room)

@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 CREATE EXTENSION IF NOT EXISTS dblink;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(9);
+SELECT plan(15);
 
 -- a session idle in a transaction, for the clipped state
 SELECT dblink_connect('idle_tx', pg_temp.connstr());
@@ -59,5 +59,15 @@ SELECT is((SELECT length(process) FROM t ORDER BY length(process) DESC LIMIT 1) 
 	'long names are clipped to 17 characters');
 
 SELECT dblink_disconnect('idle_tx');
+-- pg_procmem_clip: one terminal line of at most n columns
+SELECT is(pg_procmem_clip(E'SELECT\t1,\n\n  2', 40), 'SELECT 1, 2',
+	'clip: tabs, newlines and runs of spaces become one space');
+SELECT is(pg_procmem_clip(repeat('x', 30), 10), repeat('x', 9) || '~', 'clip: too long is cut to n with ~');
+SELECT is(pg_procmem_clip(repeat('x', 10), 10), repeat('x', 10), 'clip: n fits as it is');
+SELECT is(pg_procmem_clip(repeat(U&'\65E5', 30), 10), repeat(U&'\65E5', 4) || '~',
+	'clip: wide characters count two columns (4 of them and ~ in 10)');
+SELECT is(pg_procmem_clip(E'a\u0001b', 10), 'a b', 'clip: a control character is a space');
+SELECT is(pg_procmem_clip(NULL, 10), NULL, 'clip: NULL is NULL');
+
 SELECT * FROM finish();
 ROLLBACK;

@@ -8,6 +8,7 @@ import csv
 import io
 import os
 import re
+import unicodedata
 import subprocess
 import sys
 
@@ -91,3 +92,8 @@ def readme_questions():
     found = [_QUESTION.match(l) for l in lines]
     return ([(m["question"], m["query"]) for m in found if m],
             [l for l, m in zip(lines, found) if not m])
+
+
+def width(line):
+    """Terminal columns psql's line takes: wide and full-width characters two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)

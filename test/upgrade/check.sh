@@ -62,6 +62,8 @@ read_everything() {
 		f:pg_procmem_process) out=$(sql "$1" "SELECT count(*) FROM pg_procmem_process(pg_catalog.split_part(pg_catalog.pg_read_file('postmaster.pid'), E'\\n', 1)::integer)" 2>&1) ;;
 		# the advice's checks take the row of facts the advice measures
 		f:pg_procmem_advice_*) out=$(sql "$1" "SELECT count(*) FROM pg_procmem_advice_facts AS f, ${obj#f:}(f)" 2>&1) ;;
+		# a text and the columns to fit it in
+		f:pg_procmem_clip) out=$(sql "$1" "SELECT pg_procmem_clip(E'a\\tb', 2) = 'a~'" 2>&1) && [ "$out" = t ] ;;
 		f:*) out=$(sql "$1" "SELECT count(*) FROM ${obj#f:}()" 2>&1) ;;
 		esac
 		[ $? -eq 0 ] || bad+="${obj#*:} (${out//$'\n'/ }) "
