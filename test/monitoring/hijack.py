@@ -16,6 +16,7 @@ schema qualifications stripped (what 1.1.0 shipped) do call a decoy.
 """
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -371,6 +372,7 @@ def main():
     finally:
         execute("DROP DATABASE IF EXISTS %s" % DB)
         execute("DROP ROLE IF EXISTS %s; DROP ROLE IF EXISTS %s" % (OWNER, MONITOR))
+        shutil.rmtree(tmp, ignore_errors=True)
     done()
 
 
