@@ -16,8 +16,8 @@ schema qualifications stripped (what 1.1.0 shipped) do call a decoy.
 """
 import json
 import os
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
