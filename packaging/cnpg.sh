@@ -1,13 +1,15 @@
 # shellcheck shell=bash
 # packaging/cnpg.sh - $DIST/cnpg/: pg_procmem for PostgreSQL 18 laid out as
-# a CloudNativePG image volume extension, and the Containerfile that makes
-# that layout an image:
+# a CloudNativePG image volume extension, the Containerfile that makes that
+# layout an image, and the image:
 #
 #   $DIST/cnpg/lib/pg_procmem.so
 #   $DIST/cnpg/share/extension/pg_procmem.control
 #   $DIST/cnpg/share/extension/pg_procmem--*.sql    every version's scripts
 #   $DIST/cnpg/Containerfile                        FROM scratch, the two
 #                                                   folders at the root
+#   $DIST/pg_procmem-$VERSION-pg18.oci.tar          the image built from
+#                                                   them (OCI archive)
 #
 # CloudNativePG mounts an extension image at /extensions/NAME and sets
 # extension_control_path = '$system:/extensions/NAME/share' and
@@ -21,9 +23,8 @@
 # $PG_TREES/18), on this Debian 12 machine (glibc 2.36, x86_64): the library
 # runs on CloudNativePG's bookworm and trixie PostgreSQL 18 images for
 # linux/amd64. The tree is only read: files go to a DESTDIR in a temp dir,
-# never into the tree. The image is built too when buildah or podman works
-# here (CNPG_IMAGE=0: never); see the Containerfile for building it
-# elsewhere.
+# never into the tree. Then the image itself, with buildah (cnpg_image
+# below; CNPG_IMAGE=0: not).
 #
 # Sourced by scripts/package, with VERSION, DIST, REPO and scripts/lib.sh's
 # functions set; it can be sourced the same way with another DIST and
@@ -63,22 +64,34 @@ cnpg_build() {
 	cnpg_image "$out"
 }
 
-# cnpg_image DIR: builds the image from DIR with buildah or podman, where one
-# is installed and works here; says so when none does.
+# cnpg_image DIR: the image, built from DIR with buildah (installed if
+# missing; no daemon, storage in a temp dir of its own, removed after) and
+# written as an OCI image archive, $DIST/pg_procmem-$VERSION-pg18.oci.tar.
+# Push it with skopeo copy oci-archive:FILE docker://REGISTRY/pg_procmem:TAG
+# (or podman load -i FILE). CNPG_IMAGE=0: no image.
 cnpg_image() {
-	local dir=$1 tag=localhost/pg_procmem:$CNPG_PG_MAJOR-$VERSION tool
+	local dir=$1 tag=pg_procmem:$CNPG_PG_MAJOR-$VERSION store rc=0
+	local archive=$DIST/pg_procmem-$VERSION-pg$CNPG_PG_MAJOR.oci.tar
 	[ "${CNPG_IMAGE:-1}" = 1 ] || return 0
-	for tool in buildah podman; do
-		command -v "$tool" >/dev/null || continue
-		if "$tool" build -f "$dir/Containerfile" -t "$tag" "$dir" >&2 &&
-			"$tool" push "$tag" "oci-archive:$DIST/pg_procmem-cnpg-$CNPG_PG_MAJOR-$VERSION.oci.tar" >&2; then
-			echo "packaging/cnpg.sh: image $tag ($tool), and $DIST/pg_procmem-cnpg-$CNPG_PG_MAJOR-$VERSION.oci.tar" >&2
-			return 0
-		fi
-		echo "packaging/cnpg.sh: $tool could not build the image here" >&2
-	done
-	echo "packaging/cnpg.sh: no image built (no working buildah or podman here); build it from $dir with" >&2
-	echo "  podman build -t REGISTRY/pg_procmem:$CNPG_PG_MAJOR-$VERSION $dir" >&2
+	ensure_packages buildah
+	rm -f "$archive"
+	store=$(mktemp -d /tmp/pg_procmem-buildah.XXXXXX)
+	log "building the image $tag with $(buildah --version)"
+	if buildah --root "$store/root" --runroot "$store/run" --storage-driver vfs \
+		build --isolation chroot -q -f "$dir/Containerfile" -t "localhost/$tag" "$dir" >&2 &&
+		buildah --root "$store/root" --runroot "$store/run" --storage-driver vfs \
+			push -q "localhost/$tag" "oci-archive:$archive:$tag" >&2; then
+		echo "packaging/cnpg.sh: $archive (image $tag)" >&2
+	else
+		rm -f "$archive"
+		echo "packaging/cnpg.sh: buildah could not build the image here; build it elsewhere from $dir:" >&2
+		echo "  podman build -t REGISTRY/$tag $dir" >&2
+		echo "(CNPG_IMAGE=0 scripts/package cnpg: the layout alone)" >&2
+		rc=1
+	fi
+	buildah --root "$store/root" --runroot "$store/run" --storage-driver vfs rmi -a >/dev/null 2>&1 || true
+	rm -rf "$store"
+	return $rc
 }
 
 cnpg_build

