@@ -17,7 +17,7 @@
 #                                           assembled from (make scripts,
 #                                           make scripts-check)
 #   sql/ expected/                          make installcheck (pg_regress)
-#   README.md docs/                         README is META.json's docfile and
+#   README.md LICENSE docs/                 README is META.json's docfile and
 #                                           links into docs/
 #   monitoring/                             the exporter queries and Grafana
 #                                           dashboard docs/monitoring.md has
@@ -30,7 +30,7 @@
 # checkout.
 
 PGXN_PATHS=(Makefile META.json pg_procmem.control 'pg_procmem--*.sql' src views sql expected
-	README.md docs monitoring)
+	README.md LICENSE docs monitoring)
 
 pgxn_build() {
 	local zip=$DIST/pg_procmem-$VERSION.zip meta_version dirty
