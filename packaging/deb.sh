@@ -38,6 +38,8 @@ deb_free_port() {
 	return 1
 }
 
+# Every command's status is checked: a caller may source this where set -e
+# is off (in a subshell followed by ||).
 deb_build() {
 	local work src changelog_version debversion dirty port pkgs=() lintian_out deb
 	ensure_packages build-essential dpkg-dev debhelper git lintian iproute2 \
@@ -65,27 +67,30 @@ deb_build() {
 	tar -xzf "$work/pg-procmem_$VERSION.orig.tar.gz" -C "$work" || return 1
 	git -C "$REPO" archive --format=tar --prefix="pg-procmem-$VERSION/" HEAD -- debian | tar -x -C "$work" || return 1
 
-	# (every command is checked: a caller may run this where set -e is off)
-	(cd "$src" && PG_SUPPORTED_VERSIONS=installed pg_buildext updatecontrol) || return 1
-	mapfile -t pkgs < <(sed -n 's/^Package: //p' "$src/debian/control")
-	if [ ${#pkgs[@]} -eq 0 ]; then
-		echo "packaging/deb.sh: no PostgreSQL major to build for (debian/pgversions: $(tr '\n' ' ' <"$src/debian/pgversions"); installed: $(PG_SUPPORTED_VERSIONS=installed /usr/share/postgresql-common/supported-versions | tr '\n' ' '))" >&2
+	# every pg_buildext call of the build (the loop, checkcontrol,
+	# installcheck) must see the same majors: those installed here
+	local -x PG_SUPPORTED_VERSIONS=installed
+	if [ -z "$(cd "$src" && pg_buildext supported-versions)" ]; then
+		echo "packaging/deb.sh: no PostgreSQL major to build for (debian/pgversions: $(tr '\n' ' ' <"$src/debian/pgversions");" \
+			"postgresql-server-dev-NN installed: $(/usr/share/postgresql-common/supported-versions | tr '\n' ' '))" >&2
 		return 1
 	fi
+	(cd "$src" && pg_buildext updatecontrol) || return 1
+	mapfile -t pkgs < <(sed -n 's/^Package: //p' "$src/debian/control")
 	echo "packaging/deb.sh: building ${pkgs[*]} $debversion in $work" >&2
 
 	port=$(deb_free_port) || { echo "packaging/deb.sh: no free port for the build-time test" >&2; return 1; }
 	if ! (cd "$src" && PGPORT=$port CI=true dpkg-buildpackage -us -uc </dev/null) >"$work/build.log" 2>&1; then
-		echo "packaging/deb.sh: dpkg-buildpackage failed; the end of $work/build.log:" >&2
+		echo "packaging/deb.sh: dpkg-buildpackage failed (the build is kept in $work); the end of its log:" >&2
 		tail -n 60 "$work/build.log" >&2
 		return 1
 	fi
 	grep -E '^(### (PostgreSQL|End) [0-9]+ |# All [0-9]+ tests passed| *All [0-9]+ tests passed|dpkg-deb: building package)' \
 		"$work/build.log" >&2 || true
 
-	log "lintian $(dpkg-query -W -f='${Version}' lintian) on the source and binary packages"
+	log "lintian $(dpkg-query -W -f='${Version}' lintian) on the source and binary packages (as user nobody)"
 	# --fail-on error: warnings and infos are shown, only errors fail
-	if ! lintian_out=$(lintian --fail-on error --display-info --tag-display-limit 0 \
+	if ! lintian_out=$(runuser -u nobody -- lintian --fail-on error --display-info --tag-display-limit 0 \
 		"$work/pg-procmem_${debversion}_$(dpkg --print-architecture).changes" 2>&1); then
 		printf '%s\n' "$lintian_out" >&2
 		echo "packaging/deb.sh: lintian found errors (the build is in $work)" >&2
