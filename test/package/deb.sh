@@ -255,6 +255,10 @@ check "it holds nothing else (no file outside those three places)" test -z "$une
 dpkg-deb -x "$DEBFILE" "$WORK/x"
 check "its pg_procmem.so is a shared object with PostgreSQL's module magic block" \
 	eval 'readelf -h "$WORK/x$LIB/pg_procmem.so" | grep "Type: *DYN" >/dev/null && nm -D "$WORK/x$LIB/pg_procmem.so" | grep -w Pg_magic_func >/dev/null'
+check "every .bc in it is LLVM bitcode (starts BC C0 DE)" eval '(
+	for f in $(grep "\.bc\$" "$WORK/files"); do
+		[ "$(head -c4 "$WORK/x$f" | od -An -tx1 | tr -d " ")" = 4243c0de ] || exit 1
+	done)'
 check "its pg_procmem.so is stripped (the debug symbols are in the -dbgsym package)" \
 	eval '[ -z "$(readelf -S "$WORK/x$LIB/pg_procmem.so" | grep "\.debug_info")" ]'
 
