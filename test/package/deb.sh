@@ -253,6 +253,15 @@ unexpected=$(grep -vxE "$LIB/pg_procmem\.so|$LIB/bitcode/pg_procmem(\.index\.bc|
 check "it holds nothing else (no file outside those three places)" test -z "$unexpected"
 [ -z "$unexpected" ] || printf '%s\n' "$unexpected" | sed 's/^/#   unexpected: /'
 dpkg-deb -x "$DEBFILE" "$WORK/x"
+# the copyright file says what LICENSE says: the same holder, the same
+# licence text (words compared, DEP-5's indentation and " ." lines aside)
+words() { tr -s '[:space:]' '\n' | grep -vx '\.' | grep -v '^$'; }
+copyright=$WORK/x$DOC/copyright
+is "$(sed -n 's/^Copyright: *//p' "$copyright")" "$(sed -n 's/^Copyright (c) \([0-9]*\), /\1 /p' LICENSE)" \
+	"the copyright file names LICENSE's holder and year"
+is "$(sed -n '/^ Permission/,$p' "$copyright" | words | tr '\n' ' ')" \
+	"$(sed -n '/^Permission/,$p' LICENSE | words | tr '\n' ' ')" \
+	"the copyright file's PostgreSQL Licence text is LICENSE's"
 check "its pg_procmem.so is a shared object with PostgreSQL's module magic block" \
 	eval 'readelf -h "$WORK/x$LIB/pg_procmem.so" | grep "Type: *DYN" >/dev/null && nm -D "$WORK/x$LIB/pg_procmem.so" | grep -w Pg_magic_func >/dev/null'
 check "every .bc in it is LLVM bitcode (starts BC C0 DE)" eval '(
