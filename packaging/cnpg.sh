@@ -44,6 +44,8 @@ cnpg_build() {
 	build=$(mktemp -d /tmp/pg_procmem-cnpg-build.XXXXXX)
 	# HEAD's sources, as the PGXN zip has them, built outside the checkout
 	# (whose objects may be another major's)
+	[ -z "$(git -C "$REPO" status --porcelain -- src views Makefile pg_procmem.control 'pg_procmem--*.sql')" ] ||
+		echo "packaging/cnpg.sh: warning: uncommitted changes are not in the image (it is built from HEAD)" >&2
 	git -C "$REPO" archive --format=tar HEAD | tar -x -C "$build/"
 	log "building pg_procmem $VERSION for PostgreSQL $("$pg_config" --version | cut -d' ' -f2) ($tree)"
 	make -C "$build" -s PG_CONFIG="$pg_config" with_llvm=no >/dev/null
@@ -72,9 +74,10 @@ cnpg_build() {
 cnpg_image() {
 	local dir=$1 tag=pg_procmem:$CNPG_PG_MAJOR-$VERSION store rc=0
 	local archive=$DIST/pg_procmem-$VERSION-pg$CNPG_PG_MAJOR.oci.tar
+	# never an image of an earlier build beside this layout
+	rm -f "$archive"
 	[ "${CNPG_IMAGE:-1}" = 1 ] || return 0
 	ensure_packages buildah
-	rm -f "$archive"
 	store=$(mktemp -d /tmp/pg_procmem-buildah.XXXXXX)
 	log "building the image $tag with $(buildah --version)"
 	if buildah --root "$store/root" --runroot "$store/run" --storage-driver vfs \

@@ -88,6 +88,7 @@ deb_build() {
 	grep -E '^(### (PostgreSQL|End) [0-9]+ |# All [0-9]+ tests passed| *All [0-9]+ tests passed|dpkg-deb: building package)' \
 		"$work/build.log" >&2 || true
 
+	chmod -R a+rX "$work"
 	log "lintian $(dpkg-query -W -f='${Version}' lintian) on the source and binary packages (as user nobody)"
 	# --fail-on error: warnings and infos are shown, only errors fail
 	if ! lintian_out=$(runuser -u nobody -- lintian --fail-on error --display-info --tag-display-limit 0 \

@@ -201,7 +201,8 @@ is "$(q "SELECT DISTINCT probin FROM pg_proc WHERE probin LIKE '%pg_procmem%'")"
 out=$(q "SELECT count(*) FROM pg_procmem_backends;
 SELECT count(*) FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') AS l
  WHERE l LIKE '% $MOUNT/lib/pg_procmem.so'")
-is "$(echo "$out" | sed -n 2p | awk '{print ($1 > 0)}')" 1 "the backend mapped $MOUNT/lib/pg_procmem.so (the tree has none)"
+check "the backend mapped $MOUNT/lib/pg_procmem.so (the tree has none)" \
+	eval '[ "$(echo "$out" | wc -l)" = 2 ] && [[ "$(echo "$out" | sed -n 2p)" =~ ^[1-9][0-9]*$ ]]'
 for v in pg_procmem_backends pg_procmem_top pg_procmem_advice pg_procmem_hugepages; do
 	rows=$(q "SELECT count(*) FROM $v")
 	check "$v has rows ($rows)" eval '[[ "$rows" =~ ^[0-9]+$ ]] && [ "$rows" -gt 0 ]'

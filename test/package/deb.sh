@@ -40,7 +40,17 @@
 # shellcheck disable=SC2016,SC2317 # check's eval strings expand when they
 # run; functions called through check and trap are reached
 set -euo pipefail
+# One run at a time on this machine: the whole run holds the lock through
+# flock(1), whose -o keeps it out of the run's children (a postmaster left
+# by a run killed with -9 must not hold it for ever).
+LOCK=/run/lock/pg_procmem-deb-test.lock
+if [ -z "${PROCMEM_DEB_LOCKED:-}" ]; then
+	PROCMEM_DEB_LOCKED=1 exec flock -o -w 1800 "$LOCK" bash "$0" "$@"
+fi
 PG_MAJOR=15
+# what a run moved aside, kept where the next run finds it if this one is
+# killed before it puts it back (a trap cannot catch SIGKILL)
+STATE=/var/lib/pg_procmem-deb-test
 WORK=$(mktemp -d /tmp/pg_procmem-debtest.XXXXXX)
 chmod 755 "$WORK"
 # shellcheck source=scripts/lib.sh
@@ -104,9 +114,9 @@ installed_files() {
 		find "$EXTDIR" -maxdepth 1 -name 'pg_procmem*' ! -type d
 	} | sort
 }
-SAVED=$WORK/saved
+SAVED=$STATE/saved
 # TOUCHED: files were moved aside (restore must run); RESTORED: it ran
-TOUCHED=no INSTALLED_BY_US=no RESTORED=no
+TOUCHED=no INSTALLED_BY_US=no RESTORED=no RESTORE_OK=no
 # dpkg ACTION...: dpkg, waiting up to 10 minutes for its lock (others may run
 # apt-get meanwhile) rather than failing at once
 dpkg_locked() {
@@ -143,7 +153,9 @@ restore() {
 	local f rc=0
 	[ "$RESTORED" = no ] || return 0
 	RESTORED=yes
-	if [ "$INSTALLED_BY_US" = yes ] && dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -x installed >/dev/null; then
+	# installed, or half-installed by a dpkg -i that failed: off again
+	if [ "$INSTALLED_BY_US" = yes ] && ! dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null |
+		grep -xE 'not-installed|config-files' >/dev/null && dpkg-query -W "$PKG" >/dev/null 2>&1; then
 		echo "# removing $PKG (installed by this run)"
 		dpkg_retry -r "$PKG" >/dev/null || rc=1
 	fi
@@ -167,9 +179,15 @@ cleanup() {
 	local rc=$?
 	cluster_stop "$rc" || true
 	if [ "$TOUCHED" = yes ] && [ "$RESTORED" = no ]; then
-		restore || { echo "Bail out! could not restore the installed pg_procmem: see above" >&2; rc=1; }
+		if restore; then RESTORE_OK=yes; else
+			echo "Bail out! could not restore the installed pg_procmem: see above" >&2
+			rc=1
+		fi
 		[ -f "$PKGLIB/pg_procmem.so" ] || { echo "# WARNING: $PKGLIB/pg_procmem.so is missing after the restore" >&2; rc=1; }
 	fi
+	# what was moved aside is kept until it is back (the next run puts it
+	# back if this one could not)
+	[ "$RESTORE_OK" = no ] || rm -rf "$STATE"
 	rm -rf "$WORK"
 	exit "$rc"
 }
@@ -272,13 +290,19 @@ check "its pg_procmem.so is stripped (the debug symbols are in the -dbgsym packa
 	eval '[ -z "$(readelf -S "$WORK/x$LIB/pg_procmem.so" | grep "\.debug_info")" ]'
 
 # --- installed with dpkg -i, alone
+# a run killed before it put things back: its state first
+if [ -f "$SAVED.list" ]; then
+	echo "# a run of this test was killed before it put pg_procmem back: doing it now"
+	INSTALLED_BY_US=yes
+	restore || bail "could not put back what a killed run moved aside (in $STATE)"
+	rm -rf "$STATE"
+	RESTORED=no INSTALLED_BY_US=no
+fi
 if dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -x installed >/dev/null; then
 	bail "$PKG is installed already (not by this test): it would be removed; dpkg -r $PKG first"
 fi
-# one run of this test at a time on this machine
-exec 9>/run/lock/pg_procmem-deb-test.lock
-flock -w 1800 9 || bail "another run of test/package/deb.sh holds /run/lock/pg_procmem-deb-test.lock"
 # the files a make install left, moved aside (never a file a package owns)
+mkdir -p "$STATE"
 installed_files >"$SAVED.list"
 while read -r f; do
 	! dpkg -S "$f" >/dev/null 2>&1 || bail "$f belongs to $(dpkg -S "$f" 2>/dev/null | cut -d: -f1), not to a make install"
@@ -310,7 +334,7 @@ while read -r f; do rm -f "$f"; done <"$SAVED.list"
 [ ! -d "$PKGLIB/bitcode/pg_procmem" ] || find "$PKGLIB/bitcode/pg_procmem" -depth -type d -empty -delete
 left=$(installed_files)
 INSTALLED_BY_US=yes
-dpkg_retry -i "$DEBFILE" >"$WORK/dpkg-i.log" && installed=yes || installed=no
+dpkg_retry -i "$DEBFILE" >"$WORK/dpkg-i.log" 2>&1 && installed=yes || installed=no
 t1=$(date +%s%N)
 is "$left" "" "every pg_procmem file of the earlier make install was gone before dpkg -i"
 check "dpkg -i $(basename "$DEBFILE") installs it" test "$installed" = yes
@@ -364,6 +388,7 @@ still=$(grep -E "^($LIB|$EXT)/" "$WORK/files" | while read -r f; do [ ! -e "$f" 
 status=$(dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null || echo not-installed)
 available=$(psql_q -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_procmem'" 2>&1 || true)
 restore >"$WORK/restore.log" 2>&1 && restored=yes || restored=no
+RESTORE_OK=$restored
 t1=$(date +%s%N)
 check "dpkg -r $PKG succeeds" test "$removed" = yes
 is "$still" "" "dpkg -r removed every library and extension file the package listed"
