@@ -28,15 +28,6 @@
 # packages and the build log stay in the temp dir, which is removed after a
 # good build and kept (its path printed) after a failed one.
 
-deb_free_port() {
-	local port
-	for _ in $(seq 50); do
-		port=$((20000 + RANDOM % 20000))
-		[ ! -e "/var/run/postgresql/.s.PGSQL.$port" ] || continue
-		ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$port\$" >/dev/null || { echo "$port"; return 0; }
-	done
-	return 1
-}
 
 # Every command's status is checked: a caller may source this where set -e
 # is off (in a subshell followed by ||).
@@ -79,7 +70,7 @@ deb_build() {
 	mapfile -t pkgs < <(sed -n 's/^Package: //p' "$src/debian/control")
 	echo "packaging/deb.sh: building ${pkgs[*]} $debversion in $work" >&2
 
-	port=$(deb_free_port) || { echo "packaging/deb.sh: no free port for the build-time test" >&2; return 1; }
+	port=$(free_port) || { echo "packaging/deb.sh: no free port for the build-time test" >&2; return 1; }
 	if ! (cd "$src" && PGPORT=$port CI=true dpkg-buildpackage -us -uc </dev/null) >"$work/build.log" 2>&1; then
 		echo "packaging/deb.sh: dpkg-buildpackage failed (the build is kept in $work); the end of its log:" >&2
 		tail -n 60 "$work/build.log" >&2

@@ -1,4 +1,4 @@
-# scripts/lib.sh - shared by scripts/demo and scripts/test (sourced, bash).
+# scripts/lib.sh - shared by scripts/demo, scripts/test, scripts/package and the package tests (sourced, bash).
 #
 # Installs what is missing (Debian 12, as root), builds and installs the
 # extension, and runs a throwaway cluster as the postgres user in a temp
@@ -231,6 +231,18 @@ cluster_stop() {
 	[ "$rc" -eq 0 ] || server_log_tail
 	rm -rf "$CLUSTER_DIR"
 	CLUSTER_DIR=
+}
+
+# a TCP port nobody listens on, and no socket of that number in
+# /var/run/postgresql (pg_virtualenv's clusters use both)
+free_port() {
+	local port
+	for _ in $(seq 50); do
+		port=$((20000 + RANDOM % 20000))
+		[ ! -e "/var/run/postgresql/.s.PGSQL.$port" ] || continue
+		ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$port\$" >/dev/null || { echo "$port"; return 0; }
+	done
+	return 1
 }
 
 psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }

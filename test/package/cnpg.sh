@@ -46,30 +46,8 @@ source "$(dirname "$0")/../../scripts/lib.sh"
 need_root
 cd "$REPO"
 
-n=0 failures=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)) failures=$((failures + 1))
-	echo "not ok $n - $1"
-	[ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/#   /'
-}
-# check NAME CMD...: passes when CMD succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-# is GOT WANT NAME
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3" "got '$1', expected '$2'"; fi
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
+# shellcheck source=test/package/tap.sh
+source "$(dirname "$0")/tap.sh"
 cleanup() {
 	local rc=$?
 	cluster_stop "$rc" || true
@@ -169,11 +147,7 @@ chmod -R a+rX,a-w "$MOUNT"
 CONTROL_PATH="\$system:$MOUNT/share"
 LIBRARY_PATH="\$libdir:$MOUNT/lib"
 
-# a port no server listens on (the socket is in the cluster's own dir anyway)
-for _ in $(seq 20); do
-	PGPORT=$((20000 + RANDOM % 20000))
-	ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$PGPORT\$" >/dev/null || break
-done
+PGPORT=$(free_port) || bail "no free port"
 export PGPORT
 cluster_init
 trap cleanup EXIT
@@ -250,6 +224,4 @@ check "its dir is removed" test ! -e "$cluster_dir"
 rm -rf "$WORK"
 check "the temp dir (tree, layout, mount) is removed" test ! -e "$WORK"
 
-echo "1..$n"
-[ "$failures" -eq 0 ] || echo "# $failures of $n failed" >&2
-exit $((failures > 0))
+tap_done

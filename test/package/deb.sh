@@ -59,30 +59,8 @@ need_root
 cd "$REPO"
 unset GIT_DIR GIT_WORK_TREE
 
-n=0 failures=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)) failures=$((failures + 1))
-	echo "not ok $n - $1"
-	[ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/#   /'
-}
-# check NAME CMD...: passes when CMD succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-# is GOT WANT NAME
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3" "got '$1', expected '$2'"; fi
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
+# shellcheck source=test/package/tap.sh
+source "$(dirname "$0")/tap.sh"
 
 ensure_packages dpkg-dev lintian git make gcc postgresql-15 postgresql-server-dev-15 postgresql-server-dev-all iproute2
 VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg_procmem.control)
@@ -91,17 +69,6 @@ ARCH=$(dpkg --print-architecture)
 PKGLIB=$("$PG_CONFIG" --pkglibdir)
 EXTDIR=$("$PG_CONFIG" --sharedir)/extension
 
-# a TCP port nobody listens on, and no socket of that number in
-# /var/run/postgresql (pg_virtualenv's clusters use both)
-free_port() {
-	local port
-	for _ in $(seq 50); do
-		port=$((20000 + RANDOM % 20000))
-		[ ! -e "/var/run/postgresql/.s.PGSQL.$port" ] || continue
-		ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$port\$" >/dev/null || { echo "$port"; return 0; }
-	done
-	return 1
-}
 
 # --- the installed state this test changes, and gives back
 # the pg_procmem files an earlier make install left (the package's paths and
@@ -408,6 +375,4 @@ is "$(psql_q -At -c "SELECT default_version FROM pg_available_extensions WHERE n
 	"the running cluster lists pg_procmem $VERSION again"
 cluster_stop
 
-echo "1..$n"
-[ "$failures" -eq 0 ] || echo "# $failures of $n failed" >&2
-exit $((failures > 0))
+tap_done

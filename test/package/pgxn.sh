@@ -42,30 +42,8 @@ need_root
 cd "$REPO"
 unset GIT_DIR GIT_WORK_TREE
 
-n=0 failures=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)) failures=$((failures + 1))
-	echo "not ok $n - $1"
-	[ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/#   /'
-}
-# check NAME CMD...: passes when CMD succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-# is GOT WANT NAME
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3" "got '$1', expected '$2'"; fi
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
+# shellcheck source=test/package/tap.sh
+source "$(dirname "$0")/tap.sh"
 cleanup() {
 	local rc=$?
 	cluster_stop "$rc" || true
@@ -234,11 +212,7 @@ check "it put the control file and every script into the tree's extension folder
 		[ -f "$("$PG_CONFIG" --sharedir)/extension/$f" ] || exit 1
 	done)'
 
-# a port no server listens on (the socket is in the cluster's own dir anyway)
-for _ in $(seq 20); do
-	PGPORT=$((20000 + RANDOM % 20000))
-	ss -ltnH 2>/dev/null | awk '{print $4}' | grep ":$PGPORT\$" >/dev/null || break
-done
+PGPORT=$(free_port) || bail "no free port"
 export PGPORT
 cluster_init
 trap cleanup EXIT
@@ -254,6 +228,4 @@ else
 fi
 cluster_stop
 
-echo "1..$n"
-[ "$failures" -eq 0 ] || echo "# $failures of $n failed" >&2
-exit $((failures > 0))
+tap_done
