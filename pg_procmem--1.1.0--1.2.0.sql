@@ -30,19 +30,23 @@ DROP FUNCTION @extschema@.pg_procmem_process(integer, boolean);
 -- runs of white space and control characters (a query's newlines and
 -- tabs, which psql would draw as 8 columns) become one space, and a text
 -- too long is cut with '~'. A non-ASCII character counts as two columns,
--- as wide CJK ones are drawn (others then cut a little early).
+-- as wide CJK ones are drawn (others then cut a little early). The result
+-- never takes more than n columns: with n <= 0 it is empty, and a first
+-- character wider than n leaves only the '~'.
 CREATE FUNCTION pg_procmem_clip(t text, n integer) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT CASE
+			   -- first: no arithmetic on n below can overflow
+			   WHEN n OPERATOR(pg_catalog.<=) 0 THEN ''
 			   WHEN pg_catalog.octet_length(x.s) OPERATOR(pg_catalog.=) pg_catalog.length(x.s)
 					AND pg_catalog.length(x.s) OPERATOR(pg_catalog.<=) n THEN x.s
 			   WHEN pg_catalog.octet_length(x.s) OPERATOR(pg_catalog.=) pg_catalog.length(x.s)
 			   THEN pg_catalog.left(x.s, n OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.||) '~'
 			   -- non-ASCII: each character's width, added up in order
 			   ELSE (SELECT CASE WHEN pg_catalog.max(w.upto) OPERATOR(pg_catalog.<=) n THEN x.s
-								 ELSE pg_catalog.string_agg(w.c, '' ORDER BY w.i)
-										  FILTER (WHERE w.upto OPERATOR(pg_catalog.<) n)
+								 ELSE COALESCE(pg_catalog.string_agg(w.c, '' ORDER BY w.i)
+												   FILTER (WHERE w.upto OPERATOR(pg_catalog.<) n), '')
 									  OPERATOR(pg_catalog.||) '~' END
 					 FROM (SELECT c.c, c.i,
 								  pg_catalog.sum(CASE WHEN pg_catalog.octet_length(c.c) OPERATOR(pg_catalog.=) 1
@@ -672,10 +676,14 @@ GRANT SELECT ON pg_procmem_top TO pg_read_all_stats;
 
 -- The memory history (needs pg_procmem in shared_preload_libraries): what
 -- the sampler saw at every sample, oldest first, kept in shared memory and
--- across restarts in a file in the data directory. missing_ok: no rows,
--- instead of an ERROR, when the library was not preloaded.
+-- across restarts in a file in the data directory. sample numbers the
+-- samples in the order they were taken (sampled_at is the wall clock's,
+-- which can step back). All the reads of one transaction stop at the same
+-- sample. missing_ok: no rows, instead of an ERROR, when the library was
+-- not preloaded.
 CREATE FUNCTION pg_procmem_history_processes(
 	IN missing_ok boolean DEFAULT false,
+	OUT sample bigint,
 	OUT sampled_at timestamptz,
 	OUT pid integer,
 	OUT backend_type text,
@@ -704,6 +712,7 @@ COMMENT ON FUNCTION pg_procmem_history_processes(boolean) IS
 
 CREATE FUNCTION pg_procmem_history_system_samples(
 	IN missing_ok boolean DEFAULT false,
+	OUT sample bigint,
 	OUT sampled_at timestamptz,
 	OUT run_started timestamptz,
 	OUT processes integer,
@@ -796,7 +805,9 @@ COMMENT ON VIEW pg_procmem_crashes IS
 'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
 
 -- Memory by query, by sampling: what the backends running each query_id
--- held while they ran it (active samples only), largest first.
+-- held while they ran it (active samples only), largest first. first_seen
+-- and last_seen are the times of its first and last samples, and query the
+-- text of the last (by sample number, not by a clock that may have stepped).
 CREATE VIEW pg_procmem_query_memory AS
 SELECT h.query_id,
 	   pg_catalog.count(*) AS samples,
@@ -805,9 +816,9 @@ SELECT h.query_id,
 	   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
 	   pg_catalog.max(h.context_bytes) AS max_context_bytes,
 	   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes,
-	   pg_catalog.min(h.sampled_at) AS first_seen,
-	   pg_catalog.max(h.sampled_at) AS last_seen,
-	   (pg_catalog.array_agg(h.query ORDER BY h.sampled_at DESC))[1] AS query
+	   (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample))[1] AS first_seen,
+	   (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample DESC))[1] AS last_seen,
+	   (pg_catalog.array_agg(h.query ORDER BY h.sample DESC))[1] AS query
 FROM @extschema@.pg_procmem_history AS h
 WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL
 GROUP BY h.query_id

@@ -15,13 +15,13 @@
 
 #include "keys.h"
 #include "pagemap_abi.h"
-#include "sample.h"
+#include "reading.h"
 
 #define NPARTS 8
 static const char *const names[NPARTS] = {
-	"stat (read twice a sample)", "status", "oom_score + oom_score_adj",
+	"stat (read twice a reading)", "status", "oom_score + oom_score_adj",
 	"fd (open files)", "mappings listed (PROCMAP_QUERY, every one)",
-	"pagemap walk (listing + reading the pages)", "a whole sample (procmem_sample_read)",
+	"pagemap walk (listing + reading the pages)", "a whole sample (procmem_read_process)",
 	"status, a plain read (the floor)"
 };
 
@@ -93,7 +93,7 @@ one(int part, pid_t pid)
 	int64_t		files;
 	pagemap_anon a;
 	procmem_options opt;
-	procmem_sample sample;
+	procmem_reading sample;
 
 	switch (part)
 	{
@@ -120,7 +120,7 @@ one(int part, pid_t pid)
 			break;
 		case 6:
 			memset(&opt, 0, sizeof(opt));
-			procmem_sample_read(pid, -1, NULL, &opt, &sample);
+			procmem_read_process(pid, -1, NULL, &opt, &sample);
 			break;
 		case 7:
 			plain_status(pid);

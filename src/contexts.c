@@ -21,6 +21,11 @@
  * Slots are read without locks, st_changecount style: a writer makes the
  * counter odd, writes, makes it even; a reader retries until it copied a
  * slot between two equal, even readings.
+ *
+ * A backend also says in its slot whether its statement text may be kept
+ * (pg_procmem.keep_statement_text, as its role, its database or its session
+ * set it), as soon as that differs from what it started with: the sampler,
+ * which sees only the server's setting, reads it there.
  */
 #include "compat.h"
 
@@ -43,7 +48,6 @@
 #include "contexts.h"
 #include "members.h"
 #include "rows.h"
-#include "settings.h"
 #include "shmem.h"
 
 #define TOP_CONTEXTS 3
@@ -66,7 +70,8 @@ typedef struct context_slot
 	int64		free_bytes;
 	int64		peak_bytes;
 	int32		contexts;
-	int32		publications;
+	int32		publications;	/* 0: no totals yet */
+	int32		keep_text;		/* its pg_procmem.keep_statement_text; -1: not said */
 	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
 	TimestampTz peak_at;
 	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
@@ -79,6 +84,7 @@ typedef struct contexts_shared
 } contexts_shared;
 
 static contexts_shared *shared = NULL;
+bool		procmem_keep_statement_text = true;
 static int	publish_interval_ms = 1000;
 static int	publish_threshold_kb = 4096;
 static TimestampTz last_publish = 0;
@@ -115,6 +121,7 @@ contexts_shmem_init(void *part)
 	for (int i = 0; i < s->nslots; i++)
 	{
 		memset(&s->slots[i], 0, sizeof(context_slot));
+		s->slots[i].keep_text = -1;
 		pg_atomic_init_u32(&s->slots[i].changecount, 0);
 	}
 }
@@ -173,6 +180,43 @@ clear_slot(int code, Datum arg)
 	write_begin(slot);
 	slot->pid = 0;
 	slot->publications = 0;
+	slot->keep_text = -1;
+	write_end(slot);
+}
+
+/* Makes the slot ours (between write_begin and write_end): one a previous owner left starts afresh */
+static void
+claim_slot(context_slot *slot)
+{
+	if (slot->pid == MyProcPid)
+		return;
+	slot->pid = MyProcPid;
+	slot->backend_start = MyStartTimestamp;
+	slot->peak_bytes = 0;
+	slot->publications = 0;
+	slot->keep_text = -1;
+	if (!exit_callback_registered)
+	{
+		before_shmem_exit(clear_slot, (Datum) 0);
+		exit_callback_registered = true;
+	}
+}
+
+/*
+ * pg_procmem.keep_statement_text changed in this backend (its role's or
+ * database's setting at connection, SET, RESET, a reload): said in its slot
+ * at once, for the sampler. Nothing here can fail.
+ */
+static void
+keep_text_assign(bool newval, void *extra)
+{
+	context_slot *slot;
+
+	if (shared == NULL || proc_exit_inprogress || (slot = my_slot()) == NULL)
+		return;
+	write_begin(slot);
+	claim_slot(slot);
+	slot->keep_text = newval;
 	write_end(slot);
 }
 
@@ -249,14 +293,7 @@ publish(void)
 	last_publish = GetCurrentTimestamp();
 
 	write_begin(slot);
-	if (slot->pid != MyProcPid)
-	{
-		/* a slot a previous owner left: start afresh */
-		slot->pid = MyProcPid;
-		slot->backend_start = MyStartTimestamp;
-		slot->peak_bytes = 0;
-		slot->publications = 0;
-	}
+	claim_slot(slot);
 	slot->published_at = last_publish;
 	slot->total_bytes = total;
 	slot->free_bytes = freebytes;
@@ -271,12 +308,6 @@ publish(void)
 		slot->publications++;
 	memcpy(slot->top, top, sizeof(top));
 	write_end(slot);
-
-	if (!exit_callback_registered)
-	{
-		before_shmem_exit(clear_slot, (Datum) 0);
-		exit_callback_registered = true;
-	}
 }
 
 /*
@@ -344,6 +375,14 @@ contexts_xact_callback(XactEvent event, void *arg)
 void
 procmem_contexts_init(void)
 {
+	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
+							 "Keeps statement text where pg_procmem would show it.",
+							 "The memory history's queries, and the identifiers of the largest memory "
+							 "contexts (a prepared statement's or a cached plan's text, from earlier "
+							 "statements too, literals included). Off: neither kept nor shown; a role's "
+							 "or a database's setting holds for its sessions.",
+							 &procmem_keep_statement_text, true,
+							 PGC_SUSET, 0, NULL, keep_text_assign, NULL);
 	DefineCustomIntVariable("pg_procmem.publish_interval",
 							"Minimum time between two publications of a backend's memory-context totals.",
 							"A query whose own memory reaches pg_procmem.publish_threshold publishes at once.",
@@ -366,9 +405,10 @@ procmem_contexts_init(void)
 }
 
 /* Result columns, in every released shape (see rows.h) */
-static const int own_shapes[] = {3};	/* 1.0.0 to 1.2.0 */
-#define CONTEXTS_NCOLS 15
-static const int contexts_shapes[] = {CONTEXTS_NCOLS};	/* 1.0.0 to 1.2.0 */
+#define OWN_CONTEXTS_NCOLS_V1_0 3	/* 1.0.0 to 1.2.0 */
+static const int own_contexts_shapes[] = {OWN_CONTEXTS_NCOLS_V1_0};
+#define BACKEND_CONTEXTS_NCOLS_V1_0 15	/* 1.0.0 to 1.2.0 */
+static const int backend_contexts_shapes[] = {BACKEND_CONTEXTS_NCOLS_V1_0};
 
 /*
  * pg_procmem_own_contexts() - the caller's own totals, live, preloaded or
@@ -378,8 +418,8 @@ static const int contexts_shapes[] = {CONTEXTS_NCOLS};	/* 1.0.0 to 1.2.0 */
 Datum
 pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 {
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[OWN_CONTEXTS_NCOLS_V1_0];
+	bool		nulls[OWN_CONTEXTS_NCOLS_V1_0] = {false, false, false};
 	int64		total, freebytes;
 	int32		count;
 	context_entry top[TOP_CONTEXTS];
@@ -388,7 +428,7 @@ pg_procmem_own_contexts(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(total);
 	values[1] = Int64GetDatum(freebytes);
 	values[2] = Int32GetDatum(count);
-	PG_RETURN_DATUM(one_row(fcinfo, own_shapes, lengthof(own_shapes), values, nulls));
+	PG_RETURN_DATUM(one_row(fcinfo, own_contexts_shapes, lengthof(own_contexts_shapes), values, nulls));
 }
 
 /* Copies a slot consistently (see the header comment). */
@@ -421,9 +461,7 @@ top_array(const context_entry *top, int what)
 	for (int i = 0; i < TOP_CONTEXTS && top[i].bytes > 0; i++)
 		d[n++] = what == 0 ? CStringGetTextDatum(top[i].name) :
 			what == 1 ? CStringGetTextDatum(top[i].ident) : Int64GetDatum(top[i].bytes);
-	return PointerGetDatum(construct_array(d, n, what == 2 ? INT8OID : TEXTOID,
-										   what == 2 ? 8 : -1, what == 2 ? FLOAT8PASSBYVAL : false,
-										   what == 2 ? TYPALIGN_DOUBLE : TYPALIGN_INT));
+	return build_array(d, n, what == 2 ? INT8OID : TEXTOID);
 }
 
 /*
@@ -438,28 +476,25 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 	bool		missing_ok = PG_GETARG_BOOL(0);
 	ReturnSetInfo *rsinfo;
 
-	rsinfo = start_result_set(fcinfo, contexts_shapes, lengthof(contexts_shapes));
+	rsinfo = start_result_set(fcinfo, backend_contexts_shapes, lengthof(backend_contexts_shapes));
 	if (shared == NULL)
 	{
-		if (missing_ok)
-			return (Datum) 0;
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("other backends' memory contexts need pg_procmem in shared_preload_libraries"),
-				 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
+		if (!missing_ok)
+			procmem_shmem_missing();
+		return (Datum) 0;
 	}
 	publish();
 
 	for (int i = 0; i < shared->nslots; i++)
 	{
 		context_slot s;
-		Datum		values[CONTEXTS_NCOLS];
-		bool		nulls[CONTEXTS_NCOLS];
+		Datum		values[BACKEND_CONTEXTS_NCOLS_V1_0];
+		bool		nulls[BACKEND_CONTEXTS_NCOLS_V1_0];
 		int			c = 0;
 
 		CHECK_FOR_INTERRUPTS();
 		read_slot(&shared->slots[i], &s);
-		if (s.pid == 0)
+		if (s.pid == 0 || s.publications == 0)
 			continue;
 		/* the live process at this slot's PGPROC, with this pid: nobody else's */
 		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
@@ -485,40 +520,26 @@ pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
 		values[c++] = top_array(s.top, 2);
 		values[c++] = top_array(s.peak_top, 0);
 		values[c++] = top_array(s.peak_top, 2);
-		Assert(c == CONTEXTS_NCOLS);
+		Assert(c == BACKEND_CONTEXTS_NCOLS_V1_0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
-typedef struct context_total
-{
-	int32		pid;
-	int64		bytes;
-} context_total;
-
-static int
-total_cmp(const void *a, const void *b)
-{
-	int32		x = ((const context_total *) a)->pid;
-	int32		y = ((const context_total *) b)->pid;
-
-	return (x > y) - (x < y);
-}
-
 /*
- * The published total of every live process that has published, sorted by
- * pid (palloc'd, *n of them); NULL without the shared memory.
+ * The published total and the statement-text setting of every live process
+ * that said either, sorted by pid (palloc'd, *n of them); NULL without the
+ * shared memory.
  */
-void *
+procmem_context_total *
 procmem_contexts_totals(int *n)
 {
-	context_total *t;
+	procmem_context_total *t;
 
 	*n = 0;
 	if (shared == NULL)
 		return NULL;
-	t = palloc(sizeof(context_total) * shared->nslots);
+	t = palloc(sizeof(procmem_context_total) * shared->nslots);
 	for (int i = 0; i < shared->nslots; i++)
 	{
 		context_slot s;
@@ -527,18 +548,17 @@ procmem_contexts_totals(int *n)
 		if (s.pid == 0 || procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
 			continue;
 		t[*n].pid = s.pid;
-		t[(*n)++].bytes = s.total_bytes;
+		t[*n].keep_text = s.keep_text;
+		t[(*n)++].bytes = s.publications > 0 ? s.total_bytes : -1;
 	}
-	qsort(t, *n, sizeof(context_total), total_cmp);
+	qsort(t, *n, sizeof(procmem_context_total), procmem_pid_cmp);
 	return t;
 }
 
-/* The total of pid in what procmem_contexts_totals() returned, or -1. */
-int64
-procmem_contexts_total_of(const void *totals, int n, int32 pid)
+const procmem_context_total *
+procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid)
 {
-	context_total key = {.pid = pid};
-	const context_total *t = totals ? bsearch(&key, totals, n, sizeof(context_total), total_cmp) : NULL;
+	procmem_context_total key = {.pid = pid};
 
-	return t ? t->bytes : -1;
+	return totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
 }

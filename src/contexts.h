@@ -6,14 +6,28 @@
 #ifndef PROCMEM_CONTEXTS_H
 #define PROCMEM_CONTEXTS_H
 
+/*
+ * pg_procmem.keep_statement_text: whether pg_procmem keeps any statement
+ * text (memory-context idents, which can hold a session's older statements,
+ * literals included, and the history's queries). Superuser-only; on by
+ * default; each backend's own value is published for the sampler.
+ */
+extern bool procmem_keep_statement_text;
+
 /* GUCs always; hooks and shared memory when preloaded. From _PG_init. */
 extern void procmem_contexts_init(void);
 
-/*
- * Every live process's published total, for the sampler: an opaque array
- * sorted by pid (palloc'd, NULL without the shared memory), and a lookup.
- */
-extern void *procmem_contexts_totals(int *n);
-extern int64 procmem_contexts_total_of(const void *totals, int n, int32 pid);
+/* What a live process published, for the sampler (pid first: procmem_pid_cmp) */
+typedef struct procmem_context_total
+{
+	int32		pid;
+	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	int64		bytes;			/* its memory-context total; -1: not published */
+} procmem_context_total;
+
+/* Every live process's, sorted by pid (palloc'd; NULL without the shared memory), and a lookup. */
+extern procmem_context_total *procmem_contexts_totals(int *n);
+extern const procmem_context_total *procmem_contexts_find(const procmem_context_total *totals,
+														  int n, int32 pid);
 
 #endif							/* PROCMEM_CONTEXTS_H */

@@ -11,38 +11,48 @@
 
 #include "members.h"
 #include "procfs.h"
-#include "sample.h"
+#include "reading.h"
 
-void
-procmem_check_proc_visible(void)
+bool
+procmem_check_proc_visible(int elevel)
 {
 	procfs_stat self;
 
 	/* PostmasterPid is 0 in a standalone backend: nothing to go by */
 	if (!IsUnderPostmaster)
-		ereport(ERROR,
+	{
+		ereport(elevel,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pg_procmem needs a running postmaster"),
 				 errdetail("This is a single-user backend.")));
+		return false;
+	}
 	if (procfs_read_stat(0, &self) != PROCFS_OK)
-		ereport(ERROR,
+	{
+		ereport(elevel,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("could not read /proc/self/stat"),
 				 errhint("pg_procmem needs a mounted /proc.")));
+		return false;
+	}
 	if (self.ppid != PostmasterPid)
-		ereport(ERROR,
+	{
+		ereport(elevel,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("/proc does not show this server's processes"),
 				 errdetail("/proc/self/stat names parent %lld, but the postmaster is PID %d.",
 						   (long long) self.ppid, (int) PostmasterPid),
 				 errhint("Is /proc mounted from another PID namespace?")));
+		return false;
+	}
+	return true;
 }
 
-static int
-pid_cmp(const void *a, const void *b)
+int
+procmem_pid_cmp(const void *a, const void *b)
 {
-	pid_t		x = *(const pid_t *) a;
-	pid_t		y = *(const pid_t *) b;
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
 
 	return (x > y) - (x < y);
 }
@@ -71,7 +81,7 @@ procmem_candidates(int *n)
 	if (nchildren > 0)
 		count += nchildren;
 
-	qsort(pids, count, sizeof(pid_t), pid_cmp);
+	qsort(pids, count, sizeof(pid_t), procmem_pid_cmp);
 	out = 0;
 	for (int i = 0; i < count; i++)
 		if (out == 0 || pids[out - 1] != pids[i])
@@ -113,7 +123,7 @@ procmem_members_begin(procmem_members *m)
 		if (pid > 0)
 			m->pgproc_pids[m->n_pgproc++] = pid;
 	}
-	qsort(m->pgproc_pids, m->n_pgproc, sizeof(pid_t), pid_cmp);
+	qsort(m->pgproc_pids, m->n_pgproc, sizeof(pid_t), procmem_pid_cmp);
 }
 
 void
@@ -127,7 +137,7 @@ procmem_members_end(procmem_members *m)
 bool
 procmem_has_pgproc(const procmem_members *m, pid_t pid)
 {
-	return bsearch(&pid, m->pgproc_pids, m->n_pgproc, sizeof(pid_t), pid_cmp) != NULL;
+	return bsearch(&pid, m->pgproc_pids, m->n_pgproc, sizeof(pid_t), procmem_pid_cmp) != NULL;
 }
 
 /* Whether a live process holds a PGPROC with this pid, looked up now. */

@@ -17,8 +17,17 @@ struct PGPROC;
  */
 extern pid_t procmem_pgproc_live_pid(const struct PGPROC *proc);
 
-/* Errors out unless this backend's /proc shows this server's processes. */
-extern void procmem_check_proc_visible(void);
+/*
+ * Whether this backend's /proc shows this server's processes; when it does
+ * not, says why at elevel (ERROR: does not return).
+ */
+extern bool procmem_check_proc_visible(int elevel);
+
+/*
+ * Orders pids, or structs whose first member is a pid (pid_t is int32 on
+ * Linux): for qsort() and bsearch().
+ */
+extern int	procmem_pid_cmp(const void *a, const void *b);
 
 /*
  * Candidate pids, sorted and unique: the postmaster, every pid found in

@@ -4,7 +4,7 @@
  *		of this server's processes.
  *
  * Thin glue: walk.c visits the processes (members.c decides which pids are
- * ours, sample.c reads /proc), and the SQL views join the rows with
+ * ours, reading.c reads /proc), and the SQL views join the rows with
  * pg_stat_activity.
  */
 #include "compat.h"
@@ -15,11 +15,15 @@
 #include "utils/builtins.h"
 #include PROCMEM_QUERYJUMBLE_H
 
+#include "connections.h"
 #include "contexts.h"
-#include "history_shmem.h"
+#include "crashes.h"
+#include "history_file.h"
+#include "history_ring.h"
 #include "members.h"
+#include "reading.h"
 #include "rows.h"
-#include "sample.h"
+#include "sampler.h"
 #include "settings.h"
 #include "shmem.h"
 #include "sysmem.h"
@@ -35,14 +39,14 @@ PG_FUNCTION_INFO_V1(pg_procmem_page_tables);
  * Columns of pg_procmem_processes() and pg_procmem_process(), in every
  * released shape (new columns are only ever appended).
  */
-#define PROCMEM_NCOLS_V1_0 23	/* 1.0.0 and 1.1.0 */
-#define PROCMEM_NCOLS_V1_2 30	/* + kernel and the parts of private_anon */
-#define PROCMEM_NCOLS PROCMEM_NCOLS_V1_2
-static const int procmem_shapes[] = {PROCMEM_NCOLS_V1_0, PROCMEM_NCOLS_V1_2};
+#define PROCESSES_NCOLS_V1_0 23	/* 1.0.0 and 1.1.0 */
+#define PROCESSES_NCOLS_V1_2 30	/* + kernel and the parts of private_anon */
+#define PROCESSES_NCOLS PROCESSES_NCOLS_V1_2
+static const int processes_shapes[] = {PROCESSES_NCOLS_V1_0, PROCESSES_NCOLS_V1_2};
 
 /* Columns of pg_procmem_page_tables() (1.2.0) */
-#define TABLES_NCOLS 5
-static const int tables_shapes[] = {TABLES_NCOLS};
+#define PAGE_TABLES_NCOLS_V1_2 5
+static const int page_tables_shapes[] = {PAGE_TABLES_NCOLS_V1_2};
 
 void		_PG_init(void);
 
@@ -51,9 +55,13 @@ _PG_init(void)
 {
 	procmem_settings_init();
 	procmem_contexts_init();
-	procmem_history_init();
+	procmem_connections_init();
+	/* the memory history: the ring first (crashes.c reads its run's start) */
+	procmem_history_ring_init();
+	procmem_crashes_init();
+	procmem_history_file_init();
 	procmem_sampler_init();
-	/* what contexts.c and history.c registered, when preloaded */
+	/* the shared memory the files above registered, when preloaded */
 	procmem_shmem_install();
 	/* the history's query_id, on a server left at compute_query_id = auto */
 	if (process_shared_preload_libraries_in_progress)
@@ -80,7 +88,7 @@ put_unreadable(Datum *values, bool *nulls, int i, unsigned mask)
 /* The columns of pg_procmem_processes() between pid and unreadable */
 static int
 put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
-			const procmem_sample *s)
+			const procmem_reading *s)
 {
 	const procfs_status *st = &s->status;
 	const procfs_smaps *sm = &s->smaps;
@@ -125,7 +133,7 @@ put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kin
 
 /* The columns of pg_procmem_processes() after unreadable (1.2.0) */
 static int
-put_process_parts(Datum *values, bool *nulls, int i, const procmem_sample *s)
+put_process_parts(Datum *values, bool *nulls, int i, const procmem_reading *s)
 {
 	put_int8(values, nulls, i++, s->kernel);
 	for (int p = 0; p < PAGEMAP_NPARTS; p++)
@@ -136,7 +144,7 @@ put_process_parts(Datum *values, bool *nulls, int i, const procmem_sample *s)
 /* The columns of pg_procmem_page_tables() between pid and unreadable */
 static int
 put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
-		   const procmem_sample *s)
+		   const procmem_reading *s)
 {
 	put_int8(values, nulls, i++, s->status.vm_pte);
 	put_int8(values, nulls, i++, s->tables.bytes);
@@ -152,9 +160,9 @@ typedef struct process_rows
 	int			ncols;			/* in its newest shape */
 	bool		want_title;		/* a child without a PGPROC is typed by its title */
 	int			(*put) (Datum *values, bool *nulls, int i, pid_t pid,
-						procmem_membership kind, const procmem_sample *s);
+						procmem_membership kind, const procmem_reading *s);
 	/* the columns appended after unreadable, if any */
-	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_sample *s);
+	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_reading *s);
 } process_rows;
 
 /*
@@ -169,13 +177,13 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 		 const procfs_stat *id, const procmem_options *opt)
 {
 	process_rows *rows = dest;
-	Datum		values[PROCMEM_NCOLS];
-	bool		nulls[PROCMEM_NCOLS];
+	Datum		values[PROCESSES_NCOLS];
+	bool		nulls[PROCESSES_NCOLS];
 	procmem_options o = *opt;
-	procmem_sample s;
+	procmem_reading s;
 	int			i = 0;
 
-	Assert(rows->ncols <= PROCMEM_NCOLS);
+	Assert(rows->ncols <= PROCESSES_NCOLS);
 	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
 	if (!procmem_read_member(pid, kind, id, &o, &s))
 		return false;
@@ -196,9 +204,9 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 static process_rows
 processes_start(FunctionCallInfo fcinfo)
 {
-	process_rows rows = {NULL, PROCMEM_NCOLS, true, put_process, put_process_parts};
+	process_rows rows = {NULL, PROCESSES_NCOLS, true, put_process, put_process_parts};
 
-	rows.rsinfo = start_result_set(fcinfo, procmem_shapes, lengthof(procmem_shapes));
+	rows.rsinfo = start_result_set(fcinfo, processes_shapes, lengthof(processes_shapes));
 	return rows;
 }
 
@@ -232,7 +240,7 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 	procmem_membership kind;
 	procfs_stat id;
 
-	procmem_check_proc_visible();
+	(void) procmem_check_proc_visible(ERROR);
 	procmem_members_begin(&m);
 	procmem_options_for_server(&opt, &m);
 
@@ -256,10 +264,10 @@ Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(false);
-	process_rows rows = {NULL, TABLES_NCOLS, false, put_tables, NULL};
+	process_rows rows = {NULL, PAGE_TABLES_NCOLS_V1_2, false, put_tables, NULL};
 	int			hugetlb;
 
-	rows.rsinfo = start_result_set(fcinfo, tables_shapes, lengthof(tables_shapes));
+	rows.rsinfo = start_result_set(fcinfo, page_tables_shapes, lengthof(page_tables_shapes));
 	/* no overhead walk: only the tables are wanted */
 	opt.method = PROCMEM_METHOD_RSS_ANON;
 	opt.want_tables = true;

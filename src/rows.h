@@ -8,7 +8,9 @@
 
 #include "compat.h"
 
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 /* A bigint figure, NULL when negative. */
 static inline void
@@ -37,13 +39,26 @@ put_text(Datum *values, bool *nulls, int i, const char *s)
 	values[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(s);
 }
 
+/* A one-dimensional array of n elements of a built-in type (int4, int8, text). */
+static inline Datum
+build_array(Datum *elems, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_array(elems, n, type, len, byval, align));
+}
+
 /*
  * Versioned result shapes. The newest library serves the SQL definitions of
  * every released version of the extension, and a version only ever appends
  * columns: a C function fills all of its newest columns, and the tuple it
  * forms takes the first natts, as many as the definition it was called
  * through declares. shapes lists every column count a released definition
- * has; any other is an ERROR rather than a misread tuple.
+ * has; any other is an ERROR rather than a misread tuple. A function's counts
+ * are named <FUNCTION>_NCOLS_V1_<minor>, after the version that declared them.
  */
 static inline void
 check_result_shape(TupleDesc tupdesc, const int *shapes, int nshapes)

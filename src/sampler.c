@@ -2,32 +2,26 @@
  * sampler.c
  *		The background worker that keeps the memory history.
  *
- * Every pg_procmem.sample_interval it takes the cheap figures of every
- * process of the server (procmem_walk(), as pg_procmem_backends: never
- * PSS) with who each one is (pg_stat_activity's sources), appends them to
- * the ring in shared memory (history.c) and to the history file, and
- * writes nothing else. The ring's lock is held only to copy one sample in;
- * no backend ever waits for the sampler.
+ * At its start it loads the history's file into the ring (history_file.c),
+ * once per shared memory, and writes down the crash restarts the
+ * postmaster handed over (crashes.c). Then, every
+ * pg_procmem.sample_interval, it takes a sample: the cheap figures of every
+ * process of the server (procmem_walk(), as pg_procmem_backends: never PSS)
+ * with who each one is (pg_stat_activity's sources), and the machine's;
+ * appends it to the ring in shared memory (history_ring.c) and to the file,
+ * and writes nothing else. The ring's lock is held only to copy one sample
+ * in; no backend ever waits for the sampler.
  *
- * The file: records appended after every sample, no fsync (the kernel
- * keeps written pages when a process dies; a machine crash loses what it
- * had not written back). When it would outgrow 1.5 times the ring, or a
- * write failed, it is rewritten from the ring: a temporary file renamed
- * over it. It is also rewritten at the sampler's start, which replaces a
- * file the postmaster could not load. A full disk costs the file only.
+ * The interval is kept on the monotonic clock: a step of the wall clock,
+ * back or forth, neither stops nor hurries sampling, and samples are
+ * numbered in the order they were taken whatever their times say.
  */
 #include "compat.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "access/xact.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "common/file_perm.h"
 #include "portability/instr_time.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -39,11 +33,16 @@
 #include "utils/backend_status.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "connections.h"
 #include "contexts.h"
-#include "history_shmem.h"
-#include "settings.h"
+#include "crashes.h"
+#include "history_file.h"
+#include "history_ring.h"
+#include "members.h"
+#include "sampler.h"
 #include "sysmem.h"
 #include "walk.h"
 
@@ -52,7 +51,7 @@ PGDLLEXPORT void procmem_sampler_main(Datum arg);
 /* pg_procmem.sample_interval, ms; 0: no sampling */
 static int	sample_interval_ms = 10000;
 
-/* Who a process is, from its backend status */
+/* Who a process is, from its backend status (pid first: procmem_pid_cmp) */
 typedef struct who
 {
 	int32		pid;
@@ -73,7 +72,7 @@ typedef struct sample_state
 {
 	who		   *who;
 	int			nwho;
-	void	   *contexts;		/* procmem_contexts_totals() */
+	procmem_context_total *contexts;	/* procmem_contexts_totals() */
 	int			ncontexts;
 	history_entry *e;
 	uint32		n;
@@ -81,23 +80,8 @@ typedef struct sample_state
 	TimestampTz at;
 } sample_state;
 
-/* The file, as this sampler has it open */
-static int	file_fd = -1;
-static Size file_size = 0;
-static bool file_failed = false;	/* said once in the log */
-static TimestampTz file_retry_at = 0;	/* after a failure, no rewrite before */
-
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
-
-static int
-who_cmp(const void *a, const void *b)
-{
-	int32		x = ((const who *) a)->pid;
-	int32		y = ((const who *) b)->pid;
-
-	return (x > y) - (x < y);
-}
 
 static const char *
 state_name(BackendState s)
@@ -124,7 +108,9 @@ state_name(BackendState s)
 /*
  * Who every process with a backend status is (what pg_stat_activity shows),
  * sorted by pid. The names need the catalogs: a short transaction, which
- * also ends the backend status snapshot.
+ * also ends the backend status snapshot. The statement text is copied
+ * whatever the settings say: whether it may be kept is each backend's own
+ * setting, read after it (sample_process()).
  */
 static void
 read_who(sample_state *st)
@@ -160,7 +146,7 @@ read_who(sample_state *st)
 		w->usename = OidIsValid(b->st_userid) ? GetUserNameFromId(b->st_userid, true) : NULL;
 		w->appname = pstrdup(b->st_appname);
 		w->state = state_name(b->st_state);
-		w->query = procmem_keep_statement_text ? pgstat_clip_activity(b->st_activity_raw) : NULL;
+		w->query = pgstat_clip_activity(b->st_activity_raw);
 		/* a parallel worker's leader, as pg_stat_activity finds it */
 		proc = b->st_backendType == B_BG_WORKER ? BackendPidGetProc(w->pid) : NULL;
 		if (proc && proc->lockGroupLeader && proc->lockGroupLeader != proc)
@@ -168,7 +154,7 @@ read_who(sample_state *st)
 	}
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(sample_cxt);
-	qsort(st->who, st->nwho, sizeof(who), who_cmp);
+	qsort(st->who, st->nwho, sizeof(who), procmem_pid_cmp);
 }
 
 static void
@@ -195,6 +181,17 @@ new_entry(sample_state *st, history_kind kind, int32 pid)
 	return e;
 }
 
+/*
+ * Whether a backend's statement text may be kept: its own
+ * pg_procmem.keep_statement_text where it published one (a role's or a
+ * session's setting), else the server's.
+ */
+static bool
+text_allowed(const procmem_context_total *t)
+{
+	return t && t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
+}
+
 /* A procmem_visit_fn: one process's entry */
 static bool
 sample_process(void *dest, pid_t pid, procmem_membership kind,
@@ -202,17 +199,19 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 {
 	sample_state *st = dest;
 	procmem_options o = *opt;
-	procmem_sample s;
+	procmem_reading s;
 	history_entry *e;
 	history_process *p;
 	who			key = {.pid = pid};
 	who		   *w;
+	const procmem_context_total *t;
 
-	w = bsearch(&key, st->who, st->nwho, sizeof(who), who_cmp);
+	w = bsearch(&key, st->who, st->nwho, sizeof(who), procmem_pid_cmp);
 	/* no backend status (a child without a PGPROC, or one just started): its title */
 	o.want_cmdline = (w == NULL && kind != MEMBER_POSTMASTER && kind != MEMBER_HIDDEN);
 	if (!procmem_read_member(pid, kind, id, &o, &s))
 		return false;
+	t = procmem_contexts_find(st->contexts, st->ncontexts, pid);
 	e = new_entry(st, HISTORY_PROCESS, pid);
 	p = &e->u.proc;
 	p->overhead = s.overhead;
@@ -222,7 +221,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	p->swap = s.status.vm_swap;
 	p->oom_score = (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
 		HISTORY_NO_SCORE : (int32) s.oom_score;
-	p->context_bytes = procmem_contexts_total_of(st->contexts, st->ncontexts, pid);
+	p->context_bytes = t ? t->bytes : -1;
 
 	if (w)
 	{
@@ -235,7 +234,8 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		copy_text(p->usename, sizeof(p->usename), w->usename);
 		copy_text(p->application_name, sizeof(p->application_name), w->appname);
 		copy_text(p->state, sizeof(p->state), w->state);
-		copy_text(p->query, sizeof(p->query), w->query);
+		if (text_allowed(t))
+			copy_text(p->query, sizeof(p->query), w->query);
 	}
 	else if (pid == PostmasterPid)
 		copy_text(p->backend_type, sizeof(p->backend_type), "postmaster");
@@ -261,6 +261,8 @@ sample_system(history_system *sys)
 	if (cgroup_known)
 		sysmem_read_cgmem(&cgroup, &cg);
 	sys->run_started = history_run_started();
+	sys->postmaster_started = PgStartTime;
+	sys->sample = history_ring_last_number() + 1;
 	sys->mem_total = mi.mem_total;
 	sys->mem_available = mi.mem_available;
 	sys->swap_used = mi.swap_total >= 0 && mi.swap_free >= 0 ? mi.swap_total - mi.swap_free : -1;
@@ -270,157 +272,43 @@ sample_system(history_system *sys)
 	sys->cgroup_usage = cg.usage;
 	sys->cgroup_limit = cg.limit;
 	sys->cgroup_oom_kills = cg.oom_kill;
-	sys->connections = (int64) history_connections();
+	sys->connections = procmem_connections();
 }
 
-/* --- the file ------------------------------------------------------------ */
-
-/*
- * A write failed: the history is kept in memory only. A full disk gets its
- * space back (the file is removed: it must never be what fills the disk),
- * and a rewrite is tried again a minute later at the earliest.
- */
-static void
-file_trouble(const char *what)
+static int
+overhead_desc(const void *a, const void *b)
 {
-	int			save = errno;
+	int64		x = ((const history_entry *) a)->u.proc.overhead;
+	int64		y = ((const history_entry *) b)->u.proc.overhead;
 
-	if (!file_failed)
-		ereport(LOG,
-				(errcode_for_file_access(),
-				 errmsg("pg_procmem: could not %s memory history file \"%s\": %m; the history is kept in memory only until a write succeeds (tried again every minute)",
-						what, HISTORY_FILE)));
-	file_failed = true;
-	if (file_fd >= 0)
-		close(file_fd);
-	file_fd = -1;
-	if (save == ENOSPC || save == EDQUOT)
-		unlink(HISTORY_FILE);
-	file_retry_at = GetCurrentTimestamp() + 60 * USECS_PER_SEC;
-}
-
-static bool
-write_all(int fd, const void *a, size_t alen, const void *b, size_t blen)
-{
-	struct iovec iov[2] = {{(void *) a, alen}, {(void *) b, blen}};
-	size_t		want = alen + blen;
-
-	/* a short write to a regular file means the disk is full */
-	errno = 0;
-	if (writev(fd, iov, blen > 0 ? 2 : 1) != (ssize_t) want)
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		return false;
-	}
-	return true;
-}
-
-static bool
-write_record(int fd, history_record_kind kind, uint32 count, const void *payload, size_t len)
-{
-	history_record r;
-
-	history_record_init(&r, kind, count, payload, len);
-	return write_all(fd, &r, sizeof(r), payload, len);
+	return (x < y) - (x > y);
 }
 
 /*
- * Rewrites the file from the ring and the crashes: a temporary file,
- * renamed over the old one. It is left open for appending.
+ * A sample larger than the ring keeps its system entry and the processes
+ * holding the most, as many as fit; said once in the log.
  */
 static void
-file_rewrite(void)
+fit_ring(sample_state *st)
 {
-	history_file_header h;
-	history_entry *e;
-	history_crash *c;
-	uint32		n, nc;
-	int			fd;
-	bool		ok;
-	Size		size;
-	struct stat st;
+	static bool said = false;
+	uint32		capacity = history_ring_capacity();
 
-	if (file_fd >= 0)
-		close(file_fd);
-	file_fd = -1;
-	/* a new file: whatever has the temporary name (a FIFO?) is not written into */
-	unlink(HISTORY_FILE_TMP);
-	fd = open(HISTORY_FILE_TMP, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, pg_file_create_mode);
-	if (fd < 0)
+	if (st->n > capacity)
 	{
-		file_trouble("create");
-		return;
+		if (!said)
+			ereport(LOG,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("a sample of the memory history does not fit pg_procmem.history_size"),
+					 errdetail("It has %u processes; the history keeps the %u holding the most.",
+							   st->n - 1, capacity - 1),
+					 errhint("Raise pg_procmem.history_size.")));
+		said = true;
+		qsort(st->e + 1, st->n - 1, sizeof(history_entry), overhead_desc);
+		st->n = capacity;
 	}
-	e = history_copy(&n, false, false);
-	c = history_crashes(&nc, false);
-	history_file_header_init(&h);
-	ok = write_all(fd, &h, sizeof(h), NULL, 0);
-	size = sizeof(h);
-	for (uint32 i = 0; ok && i < nc; i++)
-	{
-		ok = write_record(fd, RECORD_CRASH, 1, &c[i], sizeof(history_crash));
-		size += sizeof(history_record) + sizeof(history_crash);
-	}
-	for (uint32 i = 0; ok && i < n;)
-	{
-		uint32		j = i + 1;
-
-		while (j < n && e[j].kind != HISTORY_SYSTEM)
-			j++;
-		ok = write_record(fd, RECORD_SAMPLE, j - i, &e[i], sizeof(history_entry) * (j - i));
-		size += sizeof(history_record) + sizeof(history_entry) * (j - i);
-		i = j;
-	}
-	pfree(e);
-	pfree(c);
-	/* an empty directory in the file's place (rename cannot replace one) */
-	if (lstat(HISTORY_FILE, &st) == 0 && S_ISDIR(st.st_mode))
-		(void) rmdir(HISTORY_FILE);
-	if (!ok || rename(HISTORY_FILE_TMP, HISTORY_FILE) != 0)
-	{
-		int			save = errno;
-
-		close(fd);
-		unlink(HISTORY_FILE_TMP);	/* a full disk gets its space back */
-		errno = save;
-		file_trouble("write");
-		return;
-	}
-	if (file_failed)
-		ereport(LOG, (errmsg("pg_procmem: memory history file \"%s\" written again", HISTORY_FILE)));
-	file_failed = false;
-	file_fd = fd;
-	file_size = size;
+	st->e[0].u.sys.kept = (int32) (st->n - 1);
 }
-
-/* Appends one record, rewriting the file first when it is due */
-static void
-file_append(history_record_kind kind, uint32 count, const void *payload, size_t len)
-{
-	if (file_fd < 0 || file_size + sizeof(history_record) + len > history_ring_bytes() * 3 / 2)
-	{
-		if (file_fd < 0 && kind == RECORD_SAMPLE && GetCurrentTimestamp() < file_retry_at)
-			return;
-		file_rewrite();
-		if (kind == RECORD_SAMPLE || file_fd < 0)
-			return;				/* the ring had this sample already */
-	}
-	if (!write_record(file_fd, kind, count, payload, len))
-	{
-		/* a torn record would end the readable file: take it back */
-		int			save = errno;
-
-		if (ftruncate(file_fd, file_size) != 0)
-			save = errno;
-		errno = save;
-		file_trouble("write");
-		return;
-	}
-	file_size += sizeof(history_record) + len;
-}
-
-/* --- the worker ---------------------------------------------------------- */
 
 static void
 take_sample(MemoryContext cxt)
@@ -429,8 +317,7 @@ take_sample(MemoryContext cxt)
 	sample_state st;
 	procmem_options opt = procmem_current_options(false);
 	instr_time	start, end;
-	procfs_stat self;
-	static bool proc_hidden_said = false;
+	static bool hidden_said = false;
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
@@ -440,35 +327,58 @@ take_sample(MemoryContext cxt)
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
-	/* what procmem_check_proc_visible() would ERROR on: said once, not fatal */
-	if (procfs_read_stat(0, &self) == PROCFS_OK && self.ppid == PostmasterPid)
+	/* where /proc hides the server, the system figures only: said once */
+	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))
 		procmem_walk(sample_process, &st, &opt);
-	else if (!proc_hidden_said)
-	{
-		ereport(LOG,
-				(errmsg("pg_procmem sampler: /proc does not show this server's processes; sampling only the system figures")));
-		proc_hidden_said = true;
-	}
+	else
+		hidden_said = true;
 	sample_system(&st.e[0].u.sys);
-	st.e[0].u.sys.processes = st.n - 1;
+	st.e[0].u.sys.processes = (int32) (st.n - 1);
+	fit_ring(&st);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	st.e[0].u.sys.sample_us = INSTR_TIME_GET_MICROSEC(end);
 
-	history_append_sample(st.e, st.n);
-	file_append(RECORD_SAMPLE, st.n, st.e, sizeof(history_entry) * st.n);
+	history_ring_append(st.e, st.n);
+	history_file_append_sample(st.e, st.n);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
+}
+
+/* Loads the file and writes down the crashes, before the first sample */
+static void
+start_history(void)
+{
+	history_crash rows[MAX_CRASHES + 1];
+	int			n;
+	bool		tail_open;
+
+	tail_open = history_file_load();
+	history_file_start();
+	n = crashes_note(tail_open, rows, lengthof(rows));
+	for (int i = 0; i < n; i++)
+		history_file_append_crash(&rows[i]);
+}
+
+static int64
+monotonic_ms(void)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	return (int64) INSTR_TIME_GET_MILLISEC(now);
 }
 
 void
 procmem_sampler_main(Datum arg)
 {
 	MemoryContext cxt;
-	TimestampTz next = 0;
+	int64		next = 0;		/* monotonic ms */
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	/* pg_cancel_backend() cancels nothing here: it must not end the history */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 	/* no database: the names it needs are in shared catalogs */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
@@ -476,7 +386,7 @@ procmem_sampler_main(Datum arg)
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "pg_procmem sample", ALLOCSET_DEFAULT_SIZES);
 	cgroup_known = sysmem_find_cgroup(&cgroup) == 0;
-	file_rewrite();
+	start_history();
 
 	while (!ShutdownRequestPending)
 	{
@@ -491,17 +401,17 @@ procmem_sampler_main(Datum arg)
 		}
 		if (sample_interval_ms > 0)
 		{
-			TimestampTz now = GetCurrentTimestamp();
+			int64		now = monotonic_ms();
 
 			if (now >= next)
 			{
 				take_sample(cxt);
 				/* on the interval's grid: a slow sample does not shift the next */
-				next = (next == 0 ? now : next) + (int64) sample_interval_ms * 1000;
-				if (next <= GetCurrentTimestamp())
-					next = GetCurrentTimestamp() + (int64) sample_interval_ms * 1000;
+				next = (next == 0 ? now : next) + sample_interval_ms;
+				if (next <= monotonic_ms())
+					next = monotonic_ms() + sample_interval_ms;
 			}
-			timeout = Max((next - GetCurrentTimestamp()) / 1000, 1);
+			timeout = (long) Max(next - monotonic_ms(), 1);
 			events |= WL_TIMEOUT;
 		}
 		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);
@@ -510,14 +420,13 @@ procmem_sampler_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* a clean stop: the next start knows the server was not killed */
-	file_append(RECORD_STOP, 0, NULL, 0);
-	if (file_fd >= 0)
-		close(file_fd);
+	history_file_append_stop();
+	history_file_close();
 
 	/*
 	 * Exit code 1: the postmaster starts the sampler again unless it is
 	 * shutting down (pg_terminate_backend() must not end the history). The
-	 * new sampler rewrites the file from the ring, without this stop.
+	 * new sampler goes on with the ring and the file as they are.
 	 */
 	proc_exit(1);
 }

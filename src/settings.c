@@ -1,18 +1,16 @@
 /*
  * settings.c
- *		The settings more than one file reads: how a process is read (walk.c
- *		turns them into procmem_options) and whether statement text is kept
- *		(contexts.c, history.c, sampler.c). The other settings live with the
- *		one file that reads them.
+ *		How a process is read: the settings walk.c turns into
+ *		procmem_options for every caller. The other settings live with the
+ *		file that owns what they govern.
  */
 #include "compat.h"
 
-#include "sample.h"
+#include "reading.h"
 #include "settings.h"
 
 int			procmem_overhead_method = PROCMEM_METHOD_AUTO;
 bool		procmem_pagemap_ioctls = true;
-bool		procmem_keep_statement_text = true;
 
 static const struct config_enum_entry method_options[] = {
 	{"auto", PROCMEM_METHOD_AUTO, false},
@@ -39,11 +37,4 @@ procmem_settings_init(void)
 							 "/proc/PID/maps as text and every page of each private mapping.",
 							 &procmem_pagemap_ioctls, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
-							 "Keeps statement text where pg_procmem would show it.",
-							 "The identifiers of the largest memory contexts (a prepared statement's or a "
-							 "cached plan's text, from earlier statements too, literals included). "
-							 "Off: they are neither published nor shown.",
-							 &procmem_keep_statement_text, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
 }

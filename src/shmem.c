@@ -13,7 +13,8 @@
 
 #include "shmem.h"
 
-#define MAX_PARTS 2				/* contexts.c's and history.c's */
+/* contexts.c, connections.c, history_ring.c, crashes.c, history_file.c */
+#define MAX_PARTS 5
 
 static const procmem_shmem_part *parts[MAX_PARTS];
 static int	nparts = 0;
@@ -62,7 +63,7 @@ void
 procmem_shmem_register(const procmem_shmem_part *part)
 {
 	if (nparts >= MAX_PARTS)
-		elog(ERROR, "pg_procmem: more shared memory parts than MAX_PARTS");
+		elog(ERROR, "more shared memory parts than MAX_PARTS");
 	parts[nparts++] = part;
 }
 
@@ -74,4 +75,14 @@ procmem_shmem_install(void)
 	procmem_request_shmem(shmem_request, &prev_shmem_request_hook);
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = shmem_startup;
+}
+
+void
+procmem_shmem_missing(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("pg_procmem must be loaded via \"shared_preload_libraries\""),
+			 errdetail("Other backends' memory contexts and the memory history are kept in shared memory, which only a preloaded pg_procmem sets up."),
+			 errhint("Add pg_procmem to shared_preload_libraries and restart the server.")));
 }

@@ -1,7 +1,7 @@
 /*
  * shmem.h
  *		pg_procmem's structs in shared memory (shared_preload_libraries
- *		mode): contexts.c and history.c each register theirs from _PG_init,
+ *		mode): each file that keeps state there registers its part from _PG_init,
  *		shmem.c requests them and creates or attaches them, all together.
  */
 #ifndef PROCMEM_SHMEM_H
@@ -19,5 +19,11 @@ typedef struct procmem_shmem_part
 /* From _PG_init: the registered parts, and then the hooks that set them up */
 extern void procmem_shmem_register(const procmem_shmem_part *part);
 extern void procmem_shmem_install(void);
+
+/*
+ * The ERROR of a function that needs a part that is not there (pg_procmem
+ * was not preloaded). Does not return.
+ */
+extern void procmem_shmem_missing(void);
 
 #endif							/* PROCMEM_SHMEM_H */

@@ -23,14 +23,14 @@ PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
 PG_FUNCTION_INFO_V1(pg_procmem_machine_info);
 
 /* Result columns, in every released shape (see rows.h) */
-#define SYSTEM_NCOLS 37
-static const int system_shapes[] = {SYSTEM_NCOLS};	/* 1.0.0 to 1.2.0 */
-#define SHMEM_NCOLS_V1_0 6		/* 1.0.0, 1.1.0 */
-#define SHMEM_NCOLS_V1_2 7		/* + main_segment_resident_exact */
-#define SHMEM_NCOLS SHMEM_NCOLS_V1_2
-static const int shmem_shapes[] = {SHMEM_NCOLS_V1_0, SHMEM_NCOLS_V1_2};
-#define MACHINE_NCOLS 12
-static const int machine_shapes[] = {MACHINE_NCOLS};	/* 1.1.0, 1.2.0 */
+#define SYSTEM_INFO_NCOLS_V1_0 37	/* 1.0.0 to 1.2.0 */
+static const int system_info_shapes[] = {SYSTEM_INFO_NCOLS_V1_0};
+#define SHARED_MEMORY_NCOLS_V1_0 6	/* 1.0.0, 1.1.0 */
+#define SHARED_MEMORY_NCOLS_V1_2 7	/* + main_segment_resident_exact */
+#define SHARED_MEMORY_NCOLS SHARED_MEMORY_NCOLS_V1_2
+static const int shared_memory_shapes[] = {SHARED_MEMORY_NCOLS_V1_0, SHARED_MEMORY_NCOLS_V1_2};
+#define MACHINE_INFO_NCOLS_V1_1 12	/* 1.1.0, 1.2.0 */
+static const int machine_info_shapes[] = {MACHINE_INFO_NCOLS_V1_1};
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -50,8 +50,8 @@ kernel_version_num(const char *release)
 Datum
 pg_procmem_system_info(PG_FUNCTION_ARGS)
 {
-	Datum		values[SYSTEM_NCOLS];
-	bool		nulls[SYSTEM_NCOLS];
+	Datum		values[SYSTEM_INFO_NCOLS_V1_0];
+	bool		nulls[SYSTEM_INFO_NCOLS_V1_0];
 	sysmem_meminfo mi;
 	sysmem_cgroup cg;
 	sysmem_cgmem cm;
@@ -113,8 +113,8 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, cm.oom);
 	put_int8(values, nulls, i++, cm.oom_kill);
 	put_int8(values, nulls, i++, cm.failcnt);
-	Assert(i == SYSTEM_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, system_shapes, lengthof(system_shapes), values, nulls));
+	Assert(i == SYSTEM_INFO_NCOLS_V1_0);
+	PG_RETURN_DATUM(one_row(fcinfo, system_info_shapes, lengthof(system_info_shapes), values, nulls));
 }
 
 /*
@@ -177,8 +177,8 @@ Datum
 pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 {
 	bool		with_usage = PG_NARGS() > 0 ? PG_GETARG_BOOL(0) : true;
-	Datum		values[SHMEM_NCOLS];
-	bool		nulls[SHMEM_NCOLS];
+	Datum		values[SHARED_MEMORY_NCOLS];
+	bool		nulls[SHARED_MEMORY_NCOLS];
 	uint64		start, end;
 	int			hugetlb;
 	int			exact = 0;
@@ -233,8 +233,8 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, st.vm_peak);
 	values[i] = BoolGetDatum(exact != 0);
 	nulls[i++] = resident < 0 || !with_usage;
-	Assert(i == SHMEM_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, shmem_shapes, lengthof(shmem_shapes), values, nulls));
+	Assert(i == SHARED_MEMORY_NCOLS);
+	PG_RETURN_DATUM(one_row(fcinfo, shared_memory_shapes, lengthof(shared_memory_shapes), values, nulls));
 }
 
 /* CPUs this process may run on (its affinity mask), else the online ones. */
@@ -270,8 +270,8 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 		{"/proc/sys/vm/overcommit_ratio", false},
 		{"/proc/sys/vm/swappiness", false},
 	};
-	Datum		values[MACHINE_NCOLS];
-	bool		nulls[MACHINE_NCOLS];
+	Datum		values[MACHINE_INFO_NCOLS_V1_1];
+	bool		nulls[MACHINE_INFO_NCOLS_V1_1];
 	char		defrag[32];
 	sysmem_cgroup cg;
 	sysmem_cgmem cm;
@@ -299,6 +299,6 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	sysmem_read_cgmem(&cg, &cm);
 	put_int8(values, nulls, i++, cm.tight_limit);
 	put_int8(values, nulls, i++, cm.tight_room);
-	Assert(i == MACHINE_NCOLS);
-	PG_RETURN_DATUM(one_row(fcinfo, machine_shapes, lengthof(machine_shapes), values, nulls));
+	Assert(i == MACHINE_INFO_NCOLS_V1_1);
+	PG_RETURN_DATUM(one_row(fcinfo, machine_info_shapes, lengthof(machine_info_shapes), values, nulls));
 }

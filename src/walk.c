@@ -8,7 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "members.h"
-#include "sample.h"
+#include "reading.h"
 #include "settings.h"
 #include "walk.h"
 
@@ -28,26 +28,26 @@ procmem_current_options(bool with_pss)
 
 /*
  * Reads one member, as procmem_member() classed it; false when it is gone
- * or changed meanwhile. A member /proc hides is a sample all the same: who
- * it is comes from PostgreSQL, its memory is unknown (procmem_sample_hidden).
+ * or changed meanwhile. A member /proc hides is a reading all the same: who
+ * it is comes from PostgreSQL, its memory is unknown (procmem_reading_hidden).
  */
 bool
 procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
-					const procmem_options *opt, procmem_sample *s)
+					const procmem_options *opt, procmem_reading *s)
 {
 	procmem_options o;
 
 	if (kind == MEMBER_HIDDEN)
 	{
-		procmem_sample_hidden(opt, s);
+		procmem_reading_hidden(opt, s);
 		return true;
 	}
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
 	o = *opt;
 	o.child = kind != MEMBER_POSTMASTER;
-	/* the membership check's stat is the identity the sample keeps to */
-	return procmem_sample_read(pid, o.child ? PostmasterPid : -1, id, &o, s) == SAMPLE_OK;
+	/* the membership check's stat is the identity the reading keeps to */
+	return procmem_read_process(pid, o.child ? PostmasterPid : -1, id, &o, s) == READ_OK;
 }
 
 void
@@ -74,7 +74,7 @@ procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
 	int			n;
 	int			skipped = 0;
 
-	procmem_check_proc_visible();
+	(void) procmem_check_proc_visible(ERROR);
 	procmem_members_begin(&m);
 	procmem_options_for_server(&o, &m);
 	pids = procmem_candidates(&n);
@@ -89,7 +89,7 @@ procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt)
 			!visit(dest, pids[i], kind, &id, &o))
 			skipped++;
 	}
-	elog(DEBUG1, "pg_procmem: %d candidate pids, %d not live or not ours",
+	elog(DEBUG1, "%d candidate pids, %d not live or not ours",
 		 n, skipped);
 	procmem_members_end(&m);
 	pfree(pids);

@@ -7,7 +7,7 @@
 #define PROCMEM_WALK_H
 
 #include "members.h"
-#include "sample.h"
+#include "reading.h"
 
 /* Reads one member and keeps what it wants; false: gone, or not kept. */
 typedef bool (*procmem_visit_fn) (void *dest, pid_t pid, procmem_membership kind,
@@ -17,7 +17,7 @@ extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_optio
 
 /* Reads one member as its kind says (a hidden one: figures unknown). */
 extern bool procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
-								const procmem_options *opt, procmem_sample *s);
+								const procmem_options *opt, procmem_reading *s);
 
 /*
  * What reading this server's processes needs to know about the postmaster:

@@ -1,96 +1,31 @@
-"""The memory history (TAP): the sampler, the ring, the file, crash restarts.
+"""The memory history (TAP): the sampler, the ring, crash restarts, restarts.
 
 Run as root by scripts/test against a throwaway cluster of its own, which
 this test stops and starts (as user postgres) with other settings, and whose
-history file it damages on purpose:
+processes it kills:
 
     PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' python3 test/history/history.py
+
+test/history/files.py attacks the history's file, disk.py its disk, clock.py
+its clock.
 """
 import os
-import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, execute
-
-PG_BIN = os.environ["PG_BIN"]
-CLUSTER = os.environ["CLUSTER_DIR"]
-DATA = os.path.join(CLUSTER, "data")
-LOG = os.path.join(CLUSTER, "server.log")
-OPTS = os.environ.get("SERVER_OPTS", "")
-HFILE = os.path.join(DATA, "pg_stat_tmp", "pg_procmem.history")
-# the interval goes in postgresql.auto.conf: a command-line setting would
-# hide the ones made with ALTER SYSTEM
-PRELOAD = "-c shared_preload_libraries=pg_procmem"
+from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,
+                     wait_until, grows, session, close, end_sessions, pid_of, sampler_pid, crash, own_io,
+                     write_history)
+from tap import ok, done, rows, value, execute, PSQL
 
 
-def pg_ctl(*args):
-    subprocess.run(["runuser", "-u", "postgres", "--", "env", "LD_LIBRARY_PATH=" + os.environ.get("PG_LIBPATH", ""),
-                    os.path.join(PG_BIN, "pg_ctl"), "-D", DATA,
-                    "-l", LOG, "-w", "-t", "60"] + list(args), check=True, capture_output=True)
-
-
-def start(extra=""):
-    pg_ctl("start", "-o", " ".join([OPTS, PRELOAD, extra]))
-
-
-def stop(mode="fast"):
-    pg_ctl("stop", "-m", mode)
-
-
-def log_size():
-    return os.path.getsize(LOG)
-
-
-def log_since(offset):
-    with open(LOG, errors="replace") as f:
-        f.seek(offset)
-        return f.read()
-
-
-def samples():
-    return int(value("SELECT count(*) FROM pg_procmem_history_system"))
-
-
-def wait_until(cond, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if cond():
-                return True
-        except subprocess.CalledProcessError:
-            pass                        # the server is (re)starting
-        time.sleep(0.2)
-    return False
-
-
-def session(sql, appname="history-test"):
-    """A psql session that runs sql, then waits on its input."""
-    p = subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-q", "-o", "/dev/null"],
-                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         text=True, env=dict(os.environ, PGAPPNAME=appname))
-    p.stdin.write(sql + "\n")
-    p.stdin.flush()
-    return p
-
-
-def close(p):
-    try:
-        p.stdin.close()
-    except OSError:
-        pass
-    p.wait(30)
-
-
-def pid_of(appname):
-    return value("SELECT pid FROM pg_stat_activity WHERE application_name = '%s'" % appname)
-
-
-def grows():
-    """New samples arrive: the sampler runs."""
-    n = samples()
-    return wait_until(lambda: samples() > n, 10)
+def script_rows(script):
+    """The CSV rows of the last query of a psql script read from its input."""
+    import csv
+    import io
+    import subprocess
+    out = subprocess.run([PSQL, "-X", "-q", "--csv", "-v", "ON_ERROR_STOP=1", "-P", "null=\\N"],
+                         input=script, check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
 
 
 # --- the sampler and what it records ---------------------------------------
@@ -106,11 +41,11 @@ def sampler():
     try:
         wait_until(lambda: pid_of("history-busy") and pid_of("history-idle"))
         ipid, bpid = pid_of("history-idle"), pid_of("history-busy")
-        n = samples()
-        wait_until(lambda: samples() >= n + 2, 10)
-        last = rows("SELECT * FROM pg_procmem_history WHERE sampled_at = "
-                    "(SELECT max(sampled_at) FROM pg_procmem_history_system)")
-        by_pid = {r["pid"]: r for r in last}
+        n = newest()
+        wait_until(lambda: newest() >= n + 2, 10)
+        last = rows("SELECT * FROM pg_procmem_history WHERE sample = "
+                    "(SELECT max(sample) FROM pg_procmem_history_system)")
+        by_pid = {int(r["pid"]): r for r in last}
         i, b = by_pid.get(ipid), by_pid.get(bpid)
         ok(i is not None and i["state"] == "idle" and i["datname"] == "postgres" and i["usename"] == "postgres"
            and i["application_name"] == "history-idle" and i["backend_type"] == "client backend",
@@ -118,11 +53,11 @@ def sampler():
         ok(b is not None and b["state"] == "active" and "history busy marker" in (b["query"] or "")
            and b["query_id"] is not None and b["query_start"] is not None,
            "a running query's row has its text and query_id", b)
-        live = {r["pid"] for r in rows("SELECT pid FROM pg_procmem_backends")}
-        both = {r["pid"] for r in rows(
+        live = {int(r["pid"]) for r in rows("SELECT pid FROM pg_procmem_backends")}
+        both = {int(r["pid"]) for r in rows(
             "SELECT pid FROM pg_procmem_backends WHERE backend_start < "
             "(SELECT max(sampled_at) FROM pg_procmem_history_system) OR backend_type IS DISTINCT FROM 'client backend'")}
-        missing = both - set(by_pid) - {value("SELECT pg_backend_pid()")}
+        missing = both - set(by_pid) - {int(value("SELECT pg_backend_pid()"))}
         ok(len(missing) <= 1 and {"postmaster", "checkpointer", "pg_procmem sampler"} <= {r["backend_type"] for r in last},
            "the last sample has the processes pg_procmem_backends shows (the same membership rule)",
            "live %s, sampled %s, missing %s" % (sorted(live), sorted(by_pid), sorted(missing)))
@@ -141,22 +76,56 @@ def sampler():
         ok(len(q) == 1 and int(q[0]["samples"]) >= 2 and int(q[0]["backends"]) == 1
            and int(q[0]["max_overhead"]) >= int(q[0]["mean_overhead"]) > 0,
            "pg_procmem_query_memory ranks the query by the memory its backend held while running it", q)
-        s = rows("SELECT * FROM pg_procmem_history_system ORDER BY sampled_at DESC LIMIT 1")[0]
+        s = rows("SELECT * FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 1")[0]
         ok(int(s["processes"]) == len(last) and int(s["mem_available"]) <= int(s["mem_total"])
            and float(s["sample_ms"]) > 0 and int(s["connections"]) >= 2,
            "the system row: processes sampled, MemAvailable <= MemTotal, the sample's cost, connections counted", s)
+        gaps = value("SELECT count(*) FROM (SELECT sample - lag(sample) OVER (ORDER BY sample) AS d "
+                     "FROM pg_procmem_history_system) s WHERE d <> 1")
+        ok(gaps == "0", "samples are numbered 1, 2, 3, ... in the order they were taken")
     finally:
         close(idle)
         close(busy)
 
 
+def snapshot():
+    """All reads of one transaction stop at the same sample."""
+    got = script_rows("BEGIN;\n"
+                      "SELECT max(sample) AS a FROM pg_procmem_history_system \\gset\n"
+                      "SELECT pg_sleep(2.2) \\g /dev/null\n"
+                      "SELECT :a AS a, (SELECT max(sample) FROM pg_procmem_history_system) AS b, "
+                      "(SELECT max(sample) FROM pg_procmem_history) AS c, "
+                      "(SELECT count(*) FROM pg_procmem_history h JOIN pg_procmem_history_system s USING (sample) "
+                      " WHERE sample = (SELECT max(sample) FROM pg_procmem_history_system)) AS joined;\n"
+                      "COMMIT;\n")
+    r = got[-1] if got else {}
+    ok(r and r["a"] == r["b"] == r["c"] and int(r["joined"]) > 0,
+       "within a transaction, every read stops at the same sample (2 s apart, at 1 s an interval): "
+       "the processes joined with the system rows on the newest sample find it", r)
+    ok(int(value("SELECT max(sample) FROM pg_procmem_history_system")) > int(r.get("a") or 0),
+       "the next transaction sees the newer samples")
+
+
+def cancelled():
+    """pg_cancel_backend() on the sampler: it cancels nothing, the sampler goes on."""
+    pid = sampler_pid()
+    sent = value("SELECT pg_cancel_backend(%d)" % pid)
+    time.sleep(1.5)
+    ok(sent == "t" and sampler_pid() == pid and grows(),
+       "pg_cancel_backend() on the sampler: the same sampler samples on")
+
+
 def terminated():
-    """pg_terminate_backend() on the sampler: the postmaster starts it again."""
-    old = value("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
+    """pg_terminate_backend() on the sampler: the postmaster starts it again,
+    which goes on with the file as it is (no rewrite)."""
+    old = sampler_pid()
+    ino = os.stat(HFILE).st_ino
     execute("SELECT pg_terminate_backend(%s)" % old)
-    new = wait_until(lambda: value("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
-                     not in (None, old), 30)
+    new = wait_until(lambda: sampler_pid() not in (None, old), 30)
     ok(new and grows(), "a sampler ended with pg_terminate_backend() comes back and samples again")
+    written = own_io(sampler_pid())["wchar"]
+    ok(os.stat(HFILE).st_ino == ino and written < 64 * ENTRY,
+       "... appending to the same file: it wrote %d bytes, not the ring again" % written)
 
 
 def intervals():
@@ -170,20 +139,51 @@ def intervals():
     execute("SELECT pg_reload_conf()")
     ok(grows(), "a new interval on SIGHUP: sampling again")
     time.sleep(4.5)
-    gaps = rows("SELECT extract(epoch FROM sampled_at - lag(sampled_at) OVER (ORDER BY sampled_at)) AS gap "
-                "FROM pg_procmem_history_system ORDER BY sampled_at DESC LIMIT 2")
+    gaps = rows("SELECT extract(epoch FROM sampled_at - lag(sampled_at) OVER (ORDER BY sample)) AS gap "
+                "FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 2")
     ok(all(1.5 < float(g["gap"]) < 2.5 for g in gaps), "... every 2 s now", gaps)
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
 
 
+def statement_text():
+    """pg_procmem.keep_statement_text = off for one role: its text reaches
+    neither a view nor the file, another role's still does."""
+    execute("DROP ROLE IF EXISTS history_secret; CREATE ROLE history_secret LOGIN")
+    execute("ALTER ROLE history_secret SET pg_procmem.keep_statement_text = off")
+    secret = session("SELECT pg_sleep(3.5), 'api_key=SECRET-4711';", "history-secret", user="history_secret")
+    open_ = session("SELECT pg_sleep(3.5), 'history open marker';", "history-open")
+    try:
+        wait_until(lambda: pid_of("history-secret") and pid_of("history-open"))
+        n = newest()
+        wait_until(lambda: newest() >= n + 2, 10)
+        seen = rows("SELECT usename, state, query, query_id FROM pg_procmem_history WHERE application_name IN "
+                    "('history-secret', 'history-open') AND state = 'active'")
+        mine = [r for r in seen if r["usename"] == "history_secret"]
+        ok(mine and all(r["query"] is None and r["query_id"] is not None for r in mine),
+           "a role with keep_statement_text = off: sampled, its query_id kept, its text not", seen)
+        ok(any("history open marker" in (r["query"] or "") for r in seen if r["usename"] == "postgres"),
+           "... another role's text is kept")
+        close(secret)
+        close(open_)
+        time.sleep(1.2)
+        with open(HFILE, "rb") as f:
+            body = f.read()
+        ok(b"SECRET-4711" not in body and b"history open marker" in body,
+           "... and the secret is not in the history's file either")
+    finally:
+        close(secret)
+        close(open_)
+        execute("DROP ROLE history_secret")
+
+
 # --- crash restarts and restarts -------------------------------------------
 
-def crash():
+def crashed():
+    n = samples()
     victim = session("SELECT pg_sleep(60), 'history victim marker';", "history-victim")
     wait_until(lambda: pid_of("history-victim"))
-    pid = int(pid_of("history-victim"))
-    n = samples()
+    pid = pid_of("history-victim")
     wait_until(lambda: samples() >= n + 2, 10)
     os.kill(pid, 9)
     close(victim)
@@ -201,7 +201,8 @@ def crash():
              "FROM pg_procmem_history WHERE pid = %d" % pid)[0]
     ok(int(h["n"]) >= 2 and h["before"] == "t", "its samples from before the crash are in pg_procmem_history", h)
     ok(grows(), "the sampler is back after the crash restart")
-    page = os.path.join(CLUSTER, "report.html")
+    page = os.path.join(os.environ["CLUSTER_DIR"], "report.html")
+    import subprocess
     subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "report"),
                     "-o", page], check=True, capture_output=True)
     with open(page) as f:
@@ -212,21 +213,43 @@ def crash():
     return pid
 
 
-def restarts(pid):
-    before = value("SELECT count(*) FROM pg_procmem_history WHERE pid = %d" % pid)
+def logger_first():
+    """With logging_collector on: the logger killed (the postmaster just starts
+    another), then a backend a second later: the crash is the backend's."""
+    stop()
+    start("-c logging_collector=on")
+    crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
+    logger = int(value("SELECT pid FROM pg_procmem_backends WHERE backend_type = 'logger'"))
+    os.kill(logger, 9)
+    time.sleep(1)
+    pid = crash("history-after-logger")
+    wait_until(lambda: int(value("SELECT count(*) FROM pg_procmem_crashes")) > crashes, 60)
+    c = rows("SELECT * FROM pg_procmem_crashes ORDER BY number DESC LIMIT 1")[0]
+    ok(c["killed_pid"] == str(pid) and c["how_known"] == "postmaster log",
+       "the logger killed, then a backend 1 s later: the crash names the backend (%d), not the logger (%d)"
+       % (pid, logger), c)
     stop()
     start()
+
+
+def restarts(pid):
+    before = value("SELECT count(*) FROM pg_procmem_history WHERE pid = %d" % pid)
+    crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
+    stop()
+    start()
+    wait_until(lambda: sampler_pid() is not None)
     ok(value("SELECT count(*) FROM pg_procmem_history WHERE pid = %d" % pid) == before
-       and value("SELECT count(*) FROM pg_procmem_crashes") == "1",
-       "a clean restart keeps the history and the crash, and adds no crash")
-    n = samples()
-    wait_until(lambda: samples() >= n + 2, 10)
+       and int(value("SELECT count(*) FROM pg_procmem_crashes")) == crashes,
+       "a clean restart keeps the history and the crashes, and adds no crash")
+    n = newest()
+    wait_until(lambda: newest() >= n + 2, 10)
     stop("immediate")
     start()
-    c = rows("SELECT * FROM pg_procmem_crashes ORDER BY crashed_at DESC LIMIT 1")[0]
-    ok(value("SELECT count(*) FROM pg_procmem_crashes") == "2" and c["how_known"] == "unclean stop"
-       and c["killed_pid"] is None and c["last_sample_at"] is not None,
-       "a stop without shutdown (immediate) is a row too: an unclean stop, no pid claimed", c)
+    ok(wait_until(lambda: int(value("SELECT count(*) FROM pg_procmem_crashes")) == crashes + 1),
+       "a stop without shutdown (immediate) is a row too")
+    c = rows("SELECT * FROM pg_procmem_crashes ORDER BY number DESC LIMIT 1")[0]
+    ok(c["how_known"] == "unclean stop" and c["killed_pid"] is None and c["last_sample_at"] is not None,
+       "... an unclean stop, no pid claimed, the last sample before it known", c)
 
     # a crash in a run that took no sample: nothing of an earlier run is its
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = 0")
@@ -234,57 +257,36 @@ def restarts(pid):
     start()
     victim = session("SELECT pg_sleep(60);", "history-unsampled")
     wait_until(lambda: pid_of("history-unsampled"))
-    os.kill(int(pid_of("history-unsampled")), 9)
+    os.kill(pid_of("history-unsampled"), 9)
     close(victim)
-    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes") == "3", 60)
+    wait_until(lambda: int(value("SELECT count(*) FROM pg_procmem_crashes")) == crashes + 2, 60)
     c = rows("SELECT * FROM pg_procmem_crashes ORDER BY number DESC LIMIT 1")[0]
-    ok(c["number"] == "3" and c["how_known"] == "postmaster log" and c["last_sample_at"] is None
+    ok(c["number"] == str(crashes + 2) and c["how_known"] == "postmaster log" and c["last_sample_at"] is None
        and c["query"] is None and c["top_pids"] == "{}",
        "a crash before its run's first sample: the pid from the log, no earlier run's sample", c)
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
 
 
-# --- the file ---------------------------------------------------------------
+# --- the ring --------------------------------------------------------------
 
-def damaged(name, damage, expect, keeps_crashes=False):
-    """Stops, damages the file, starts: one LOG line, and a sampler that works."""
-    crashes = value("SELECT count(*) FROM pg_procmem_crashes")
+def larger_file():
+    """A file larger than the ring (history_size lowered, or a typo that fell
+    back to the default): its newest samples that fit are kept."""
     stop()
-    with open(HFILE, "rb") as f:
-        good = f.read()
-    with open(HFILE, "wb") as f:
-        f.write(damage(good))
+    write_history(HFILE, 400, 20)      # 400 samples of 21 entries: 5 MB
     at = log_size()
-    start()
-    ok(grows(), "%s file: the server starts and the sampler works" % name)
-    lines = [l for l in log_since(at).splitlines() if "pg_procmem" in l and "history file" in l]
-    ok(len(lines) == 1 and expect in lines[0], "... one LOG line says what was wrong", lines)
-    with open(HFILE, "rb") as f:
-        head = f.read(8)
-    ok(head[:4] == good[:4] and head[4:8] == good[4:8], "... and the file is replaced by a good one")
-    if keeps_crashes:
-        ok(value("SELECT count(*) FROM pg_procmem_crashes") == crashes and int(crashes) >= 2,
-           "... whose crash rows are kept (%s)" % crashes)
-
-
-def files():
-    import struct
-    damaged("a truncated", lambda b: b[:len(b) - 100], "cut short after")
-    damaged("a too large", lambda b: b + b"\0" * (80 << 20), "more than the", keeps_crashes=True)
-    damaged("a garbage", lambda b: os.urandom(len(b)), "not a pg_procmem history file")
-    damaged("a future version's", lambda b: b[:4] + struct.pack("<I", 99) + b[8:], "another version")
-    stop()
-    os.unlink(HFILE)
-    subprocess.run(["runuser", "-u", "postgres", "--", "mkfifo", HFILE], check=True)
-    at = log_size()
-    start()                             # must not wait for a writer
-    ok(grows() and os.path.isfile(HFILE) and "not a regular file" in log_since(at),
-       "a FIFO in the file's place: the server starts, says so once, and a regular file replaces it")
-    stop()
-    os.unlink(HFILE)
-    start()
-    ok(grows(), "no file at all: a fresh history, silently")
+    # no sample of its own meanwhile: they would push the file's out
+    start("-c pg_procmem.history_size=64kB -c pg_procmem.sample_interval=0")
+    wait_until(lambda: sampler_pid() is not None and samples() > 0)
+    got = rows("SELECT min(sample) AS lo, max(sample) AS hi, count(*) AS n, "
+               "count(*) FILTER (WHERE sample <= 400) AS old FROM pg_procmem_history_system")[0]
+    lines = history_lines(log_since(at))
+    ok(int(got["old"]) >= 1 and int(value("SELECT count(*) FROM pg_procmem_history WHERE query = "
+                                          "'histfile sample 400'")) == 20,
+       "a 5 MB file into a 64 kB ring: its newest samples that fit, the last one whole", got)
+    ok(len(lines) == 1 and "holds more than pg_procmem.history_size" in lines[0],
+       "... said in one LOG line", lines)
 
 
 def wrap():
@@ -294,23 +296,49 @@ def wrap():
     idle = [session("SELECT 1;", "history-wrap") for _ in range(8)]
     try:
         wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'history-wrap'") == "8")
-        first = value("SELECT min(sampled_at) FROM pg_procmem_history_system")
+        first = value("SELECT min(sample) FROM pg_procmem_history_system")
         # 17 entries a sample at least: 107 entries hold 6 samples
-        time.sleep(10)
-        s = rows("SELECT count(*) AS samples, min(sampled_at) AS oldest, "
+        time.sleep(8)
+        s = rows("SELECT count(*) AS samples, min(sample) AS oldest, "
                  "(SELECT count(*) FROM pg_procmem_history) AS rows FROM pg_procmem_history_system")[0]
-        ok(int(s["samples"]) + int(s["rows"]) <= 65536 // 608 and s["oldest"] > first,
+        ok(int(s["samples"]) + int(s["rows"]) <= 65536 // ENTRY and int(s["oldest"]) > int(first),
            "the ring keeps only the newest samples (at most 107 entries): the oldest moved on", s)
         orphans = value("SELECT count(*) FROM pg_procmem_history h WHERE NOT EXISTS "
-                        "(SELECT FROM pg_procmem_history_system s WHERE s.sampled_at = h.sampled_at)")
+                        "(SELECT FROM pg_procmem_history_system s WHERE s.sample = h.sample)")
         ok(orphans == "0", "every process row belongs to a whole sample the ring still has")
         ok(os.path.getsize(HFILE) <= 2 * 64 * 1024 + 64 * 1024,
            "the file stays within its bound (%d bytes)" % os.path.getsize(HFILE))
     finally:
         for p in idle:
             close(p)
+
+
+def outgrown():
+    """A sample larger than the ring: the processes holding the most, said once."""
     stop()
-    start()
+    at = log_size()
+    start("-c pg_procmem.history_size=64kB -c max_connections=150")
+    many = [session("SELECT 1;", "history-many") for _ in range(110)]
+    big = session("SELECT pg_sleep(20) FROM (SELECT count(*) FROM generate_series(1, 1500000) g "
+                  "GROUP BY g % 1000000) s LIMIT 1;", "history-big")
+    try:
+        wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                 "'history-many'") == "110", 60)
+        bpid = pid_of("history-big")
+        n = newest()
+        wait_until(lambda: newest() >= n + 3, 15)
+        s = rows("SELECT sample, processes, (SELECT count(*) FROM pg_procmem_history h WHERE h.sample = s.sample) "
+                 "AS kept FROM pg_procmem_history_system s ORDER BY sample DESC LIMIT 1")[0]
+        lines = [l for l in log_since(at).splitlines() if "does not fit pg_procmem.history_size" in l]
+        ok(int(s["processes"]) > 110 and int(s["kept"]) == 65536 // ENTRY - 1 and len(lines) == 1,
+           "a sample of %s processes into a 107-entry ring: 106 kept, said once in the log" % s["processes"],
+           (s, lines))
+        kept = value("SELECT count(*) FROM pg_procmem_history WHERE sample = %s AND pid = %d" % (s["sample"], bpid))
+        ok(kept == "1", "... the backend holding the most among them")
+    finally:
+        end_sessions("history-")
+        for p in many + [big]:
+            close(p)
 
 
 def main():
@@ -319,12 +347,17 @@ def main():
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
     sampler()
+    snapshot()
+    cancelled()
     terminated()
     intervals()
-    pid = crash()
+    statement_text()
+    pid = crashed()
+    logger_first()
     restarts(pid)
-    files()
+    larger_file()
     wrap()
+    outgrown()
     stop()
     done()
 

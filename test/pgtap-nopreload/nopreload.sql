@@ -7,7 +7,7 @@ CREATE EXTENSION IF NOT EXISTS pg_procmem;
 SELECT plan(13);
 
 SELECT throws_ok('SELECT * FROM pg_procmem_contexts', '55000',
-	'other backends'' memory contexts need pg_procmem in shared_preload_libraries',
+	'pg_procmem must be loaded via "shared_preload_libraries"',
 	'pg_procmem_contexts: OBJECT_NOT_IN_PREREQUISITE_STATE');
 SELECT is((SELECT count(*) FROM pg_procmem_backend_contexts(true)), 0::bigint,
 	'with missing_ok, no rows instead');
@@ -24,7 +24,7 @@ SELECT lives_ok('SELECT * FROM pg_procmem_system, pg_procmem_summary, pg_procmem
 
 -- the memory history needs the sampler and its shared memory
 SELECT throws_ok('SELECT * FROM ' || v, '55000',
-	'the memory history needs pg_procmem in shared_preload_libraries',
+	'pg_procmem must be loaded via "shared_preload_libraries"',
 	v || ': OBJECT_NOT_IN_PREREQUISITE_STATE')
 FROM unnest(ARRAY['pg_procmem_history', 'pg_procmem_history_system', 'pg_procmem_crashes',
 	'pg_procmem_query_memory']) AS v;
@@ -34,8 +34,9 @@ SELECT is((SELECT count(*) FROM pg_procmem_history_processes(true)) +
 	'with missing_ok, no history rows instead');
 SELECT is((SELECT severity || ': ' || left(evidence, 40) FROM pg_procmem_advice WHERE check_name = 'connection_rate'),
 	NULL, 'the advice works; without the history no connection rate (and fewer than 1000 sessions: no row)');
-SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('pg_procmem.sample_interval', 'pg_procmem.history_size')),
-	1::bigint, 'pg_procmem.history_size is defined only at server start (PGC_POSTMASTER), the interval always');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('pg_procmem.sample_interval', 'pg_procmem.history_size',
+		'pg_procmem.debug_stop_rewrite_after')),
+	1::bigint, 'pg_procmem.history_size and the history''s test-only setting are defined only at server start, the interval always');
 
 SELECT * FROM finish();
 ROLLBACK;

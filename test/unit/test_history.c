@@ -1,71 +1,119 @@
 /*
  * test_history.c
- *		Unit tests of the memory history's file format (TAP; run by `make unit`).
+ *		Unit tests of the memory history's file format and of loading a file
+ *		into a ring (TAP; run by `make unit`).
  *
- * A file is built in memory the way history.c writes one: a header, a
+ * A file is built in memory the way history_file.c writes one: a header, a
  * SAMPLE of three entries, a CRASH and a STOP. Every read works on a copy of
  * exactly the bytes handed over, so that ASan sees any read past the end.
+ * The loader reads through a source over such a copy into a ring of the
+ * test's own, as history_file.c's sink does into shared memory.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "history.h"
+#include "exit_message.h"
+#include "history_format.h"
 #include "tap.h"
 
 static char *file;
 static size_t file_len;
 static size_t rec_off[4];		/* where each record starts, then the end */
 
-static void
-append(const void *p, size_t n)
+/* --- building files ------------------------------------------------------ */
+
+typedef struct builder
 {
+	char	   *buf;
+	size_t		len;
+	size_t		cap;
+} builder;
+
+static void
+put(builder *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap)
+	{
+		b->cap = (b->len + n) * 2;
+		b->buf = realloc(b->buf, b->cap);
+	}
 	if (n > 0)
-		memcpy(file + file_len, p, n);
-	file_len += n;
+		memcpy(b->buf + b->len, p, n);
+	b->len += n;
+}
+
+static void
+put_header(builder *b)
+{
+	history_file_header h;
+
+	history_file_header_init(&h);
+	put(b, &h, sizeof(h));
+}
+
+static void
+put_record(builder *b, history_record_kind kind, uint32_t count, const void *payload, size_t len)
+{
+	history_record r;
+
+	history_record_init(&r, kind, count, history_crc32c(0, payload, len));
+	put(b, &r, sizeof(r));
+	put(b, payload, len);
+}
+
+/* A sample of n entries (n - 1 processes) taken at time at, numbered number */
+static void
+put_sample(builder *b, int64_t at, uint32_t n, int64_t number)
+{
+	history_entry *e = calloc(n, sizeof(history_entry));
+
+	e[0].kind = HISTORY_SYSTEM;
+	e[0].sampled_at = at;
+	e[0].u.sys.processes = (int32_t) n - 1;
+	e[0].u.sys.sample = number;
+	for (uint32_t i = 1; i < n; i++)
+	{
+		e[i].kind = HISTORY_PROCESS;
+		e[i].sampled_at = at;
+		e[i].pid = 100 + (int32_t) i;
+		strcpy(e[i].u.proc.backend_type, "client backend");
+	}
+	put_record(b, RECORD_SAMPLE, n, e, n * sizeof(history_entry));
+	free(e);
+}
+
+static void
+put_crash(builder *b, int64_t at, int32_t pid)
+{
+	history_crash c;
+
+	memset(&c, 0, sizeof(c));
+	c.crashed_at = at;
+	c.how = HOW_POSTMASTER_LOG;
+	c.killed_pid = pid;
+	c.signal = 9;
+	c.exit_code = -1;
+	c.killed.kind = HISTORY_PROCESS;
+	c.killed.pid = pid;
+	put_record(b, RECORD_CRASH, 1, &c, sizeof(c));
 }
 
 static void
 build_file(void)
 {
-	history_file_header h;
-	history_record r;
-	history_entry e[3];
-	history_crash c;
+	builder		b = {NULL, 0, 0};
 
-	memset(e, 0, sizeof(e));
-	e[0].kind = HISTORY_SYSTEM;
-	e[0].sampled_at = 1000;
-	e[0].u.sys.processes = 2;
-	for (int i = 1; i < 3; i++)
-	{
-		e[i].kind = HISTORY_PROCESS;
-		e[i].sampled_at = 1000;
-		e[i].pid = 100 + i;
-		strcpy(e[i].u.proc.backend_type, "client backend");
-	}
-	memset(&c, 0, sizeof(c));
-	c.crashed_at = 2000;
-	c.how = HOW_POSTMASTER_LOG;
-	c.killed_pid = 102;
-	c.signal = 9;
-	c.exit_code = -1;
-	c.killed = e[2];
-
-	file = malloc(sizeof(h) + 3 * sizeof(r) + sizeof(e) + sizeof(c));
-	history_file_header_init(&h);
-	append(&h, sizeof(h));
-	rec_off[0] = file_len;
-	history_record_init(&r, RECORD_SAMPLE, 3, e, sizeof(e));
-	append(&r, sizeof(r));
-	append(e, sizeof(e));
-	rec_off[1] = file_len;
-	history_record_init(&r, RECORD_CRASH, 1, &c, sizeof(c));
-	append(&r, sizeof(r));
-	append(&c, sizeof(c));
-	rec_off[2] = file_len;
-	history_record_init(&r, RECORD_STOP, 0, NULL, 0);
-	append(&r, sizeof(r));
-	rec_off[3] = file_len;
+	put_header(&b);
+	rec_off[0] = b.len;
+	put_sample(&b, 1000, 3, 0);
+	rec_off[1] = b.len;
+	put_crash(&b, 2000, 102);
+	rec_off[2] = b.len;
+	put_record(&b, RECORD_STOP, 0, NULL, 0);
+	rec_off[3] = b.len;
+	file = b.buf;
+	file_len = b.len;
 }
 
 /* Reads the first len bytes of buf after the header: good records, then what ended them. */
@@ -101,19 +149,164 @@ one_record(uint32_t kind, uint32_t count)
 
 	memset(buf, 0, sizeof(buf));
 	history_file_header_init(&h);
-	history_record_init(&r, (history_record_kind) kind, count, NULL, 0);
+	history_record_init(&r, (history_record_kind) kind, count, history_crc32c(0, NULL, 0));
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), &r, sizeof(r));
 	result = walk(buf, sizeof(buf), &good);
 	return good > 0 ? HF_OK : result;
 }
 
+/* --- a ring and a source for the loader ---------------------------------- */
+
+typedef struct ring
+{
+	history_entry *slots;
+	uint32_t	capacity;
+	uint64_t	end;			/* entries committed */
+	int			reserved;		/* reserve() called, commit() not yet */
+	int			crashes;
+	int			checks;
+	int64_t		crash_at[8];
+	int			bad;			/* the loader broke the protocol */
+} ring;
+
+static void
+ring_reserve(void *arg, uint32_t count, history_entry **a, uint32_t *na, history_entry **b)
+{
+	ring	   *r = arg;
+	uint32_t	at = (uint32_t) (r->end % r->capacity);
+
+	if (count > r->capacity || r->reserved)
+		r->bad = 1;
+	r->reserved = 1;
+	*a = &r->slots[at];
+	*na = count < r->capacity - at ? count : r->capacity - at;
+	*b = *na < count ? r->slots : NULL;
+	/* stale bytes, as a ring has: the loader must overwrite every one */
+	memset(*a, 0x5a, *na * sizeof(history_entry));
+	if (*b)
+		memset(*b, 0x5a, (count - *na) * sizeof(history_entry));
+}
+
+static void
+ring_commit(void *arg, uint32_t count)
+{
+	ring	   *r = arg;
+
+	if (!r->reserved)
+		r->bad = 1;
+	r->reserved = 0;
+	r->end += count;
+}
+
+static void
+ring_crash(void *arg, const history_crash *c)
+{
+	ring	   *r = arg;
+
+	if (r->crashes < 8)
+		r->crash_at[r->crashes] = c->crashed_at;
+	r->crashes++;
+}
+
+static void
+ring_check(void *arg)
+{
+	((ring *) arg)->checks++;
+}
+
+/* The samples in the ring, oldest first: whole, in order, their times and numbers */
+static int
+ring_samples(const ring *r, int64_t *times, int64_t *numbers, int max)
+{
+	uint64_t	first = r->end > r->capacity ? r->end - r->capacity : 0;
+	int			n = 0;
+
+	for (uint64_t p = first; p < r->end; p++)
+	{
+		const history_entry *e = &r->slots[p % r->capacity];
+
+		if (e->kind == HISTORY_SYSTEM && n < max)
+		{
+			times[n] = e->sampled_at;
+			numbers[n++] = e->u.sys.sample;
+		}
+	}
+	return n;
+}
+
+typedef struct memfile
+{
+	char	   *data;			/* an exact copy */
+	size_t		len;
+	uint64_t	fail_at;		/* a read reaching this offset fails; 0: none */
+	uint64_t	bytes;
+} memfile;
+
+static long
+mem_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	memfile    *m = arg;
+	size_t		n;
+
+	if (m->fail_at && off + len > m->fail_at)
+	{
+		errno = EIO;
+		return -1;
+	}
+	if (off >= m->len)
+		return 0;
+	n = len < m->len - off ? len : m->len - off;
+	memcpy(buf, m->data + off, n);
+	m->bytes += n;
+	return (long) n;
+}
+
+/* Loads the first len bytes of data into a ring of capacity entries */
+static history_load_result
+load(const char *data, size_t len, uint32_t capacity, ring *r, memfile *m)
+{
+	history_source src;
+	history_sink sink;
+	char	   *buf = malloc(HISTORY_LOAD_BUFFER);
+	history_load_result res;
+
+	memset(r, 0, sizeof(*r));
+	r->capacity = capacity;
+	r->slots = calloc(capacity, sizeof(history_entry));
+	m->data = malloc(len ? len : 1);
+	memcpy(m->data, data, len);
+	m->len = len;
+	m->bytes = 0;
+	src.read = mem_read;
+	src.arg = m;
+	src.size = len;
+	sink.capacity = capacity;
+	sink.reserve = ring_reserve;
+	sink.commit = ring_commit;
+	sink.crash = ring_crash;
+	sink.check = ring_check;
+	sink.arg = r;
+	res = history_load(&src, &sink, buf);
+	free(buf);
+	free(m->data);
+	return res;
+}
+
+static void
+unload(ring *r)
+{
+	free(r->slots);
+}
+
+/* --- the tests ------------------------------------------------------------ */
+
 /* CRC-32C: the standard check values; pieces chain into the one-shot value */
 static void
 test_crc(void)
 {
 	const char *s = "123456789";
-	unsigned char zeros[32], ones[32];
+	unsigned char zeros[32], ones[32], big[1000];
 	int			same = 1;
 
 	memset(zeros, 0, sizeof(zeros));
@@ -122,11 +315,20 @@ test_crc(void)
 	is_i64(history_crc32c(0, zeros, 32), 0x8A9136AAu, "crc: 32 zero bytes (RFC 3720)");
 	is_i64(history_crc32c(0, ones, 32), 0x62A8AB43u, "crc: 32 0xff bytes (RFC 3720)");
 	is_i64(history_crc32c(0, s, 0), 0, "crc: nothing");
+	is_i64(history_crc32c_sw(0, s, 9), 0xE3069283u, "crc: the tables' check value");
 	for (size_t k = 0; k <= 9; k++)
 		for (size_t m = k; m <= 9; m++)
 			same &= history_crc32c(history_crc32c(history_crc32c(0, s, k), s + k, m - k),
 								   s + m, 9 - m) == 0xE3069283u;
 	ok(same, "crc: in up to three pieces, split anywhere, as in one");
+	srand(7);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (unsigned char) rand();
+	same = 1;
+	for (size_t off = 0; off < 9; off++)
+		for (size_t len = 0; len + off <= sizeof(big); len += 37)
+			same &= history_crc32c(0, big + off, len) == history_crc32c_sw(0, big + off, len);
+	ok(same, "crc: the CPU's instruction (where there is one) and the tables agree, any offset and length");
 }
 
 /* Headers: ours, cut short, not ours, another version's or build's */
@@ -139,6 +341,7 @@ test_header(void)
 	ok(good.magic == HISTORY_FILE_MAGIC && good.version == HISTORY_FILE_VERSION &&
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
+	is_i64(sizeof(history_entry), 608, "header: an entry is 608 bytes (the format; history_format.h)");
 	is_i64(history_file_check_header((char *) &good, sizeof(good)), HF_OK, "header: good");
 	is_i64(history_file_check_header((char *) &good, sizeof(good) - 1), HF_SHORT,
 		   "header: one byte short, right magic: cut short");
@@ -182,7 +385,7 @@ test_payload(void)
 	   "payload: unknown kinds: none");
 }
 
-/* Walking a good file: each record in turn, its payload, then the end */
+/* Walking a good file held whole: each record in turn, its payload, then the end */
 static void
 test_walk(void)
 {
@@ -291,12 +494,190 @@ test_damage(void)
 	is_i64(one_record(0xffffffffu, 1), HF_CORRUPT, "absurd: kind 2^32 - 1");
 }
 
+/* Loading the good file: its sample, its crash row, how it ended */
+static void
+test_load(void)
+{
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	const history_entry *e;
+
+	res = load(file, file_len, 16, &r, &m);
+	e = &r.slots[0];
+	ok(res.status == HF_END && res.records == 3 && res.samples_loaded == 1 && res.crashes == 1 &&
+	   res.samples_dropped == 0 && res.good_end == file_len && !r.bad,
+	   "load: the good file, whole: 1 sample, 1 crash row, read to its end");
+	ok(r.end == 3 && e[0].kind == HISTORY_SYSTEM && e[2].pid == 102 && e[0].u.sys.kept == 2 &&
+	   e[0].u.sys.sample == 1 && r.crashes == 1 && r.crash_at[0] == 2000,
+	   "load: the sample's 3 entries in the ring, kept 2, numbered 1 (its file said 0); the crash row handed over");
+	ok(res.tail_open == 0, "load: it ended with a clean stop: nothing untold");
+	ok(r.checks >= 3 && res.bytes_read <= 2 * file_len && m.bytes == res.bytes_read,
+	   "load: the sink checked once a record at least; it read %llu bytes of %zu",
+	   (unsigned long long) res.bytes_read, file_len);
+	unload(&r);
+
+	res = load(file, rec_off[1], 16, &r, &m);
+	ok(res.status == HF_END && res.tail_open == 1 && res.samples_loaded == 1,
+	   "load: a file whose last record is a sample: its run's end is untold (tail open)");
+	unload(&r);
+	res = load(file, rec_off[2], 16, &r, &m);
+	ok(res.status == HF_END && res.tail_open == 0, "load: a crash row after the last sample: told");
+	unload(&r);
+
+	res = load(file, 0, 16, &r, &m);
+	ok(res.status == HF_SHORT && r.end == 0 && res.bytes_read == 0, "load: an empty file: cut short, nothing read");
+	unload(&r);
+	res = load("not a history file, not at all", 30, 16, &r, &m);
+	ok(res.status == HF_NOT_OURS && r.end == 0 && r.crashes == 0, "load: something else: not ours, nothing loaded");
+	unload(&r);
+}
+
+/*
+ * A file larger than the ring: the newest samples that fit, in order,
+ * numbered on; an older file's numbers (0) and a later one's kept when they
+ * rise; a sample larger than the ring left out.
+ */
+static void
+test_load_fit(void)
+{
+	builder		b = {NULL, 0, 0};
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	int64_t		t[16], num[16];
+	int			n;
+
+	put_header(&b);
+	for (int i = 0; i < 10; i++)
+		put_sample(&b, 1000 + i, 4, 0); /* numbers as an older build wrote them: 0 */
+	put_crash(&b, 5000, 7);
+	put_sample(&b, 2000, 30, 0);	/* larger than the ring below */
+	put_sample(&b, 2001, 4, 500);
+	put_sample(&b, 2002, 4, 7);	/* lower than the one before: renumbered */
+	res = load(b.buf, b.len, 20, &r, &m);
+	n = ring_samples(&r, t, num, 16);
+	ok(res.status == HF_END && res.samples_loaded == 5 && res.samples_dropped == 8 && r.crashes == 1 && !r.bad,
+	   "fit: 13 samples into a ring of 20 entries: the newest 5 that fit loaded, 8 left out (one too large)");
+	ok(n == 5 && t[0] == 1007 && t[1] == 1008 && t[2] == 1009 && t[3] == 2001 && t[4] == 2002,
+	   "fit: oldest first, the newest kept, the too large one left out");
+	ok(num[0] == 1 && num[1] == 2 && num[2] == 3 && num[3] == 500 && num[4] == 501,
+	   "fit: numbered 1, 2, 3 (their files said 0), 500 kept, then 501 (not 7)");
+	unload(&r);
+
+	/* a ring of exactly one sample */
+	res = load(b.buf, b.len, 4, &r, &m);
+	n = ring_samples(&r, t, num, 16);
+	ok(res.samples_loaded == 1 && n == 1 && t[0] == 2002 && r.end == 4, "fit: a ring of 4 entries: the last sample");
+	unload(&r);
+	free(b.buf);
+}
+
+/* Cut anywhere, damaged anywhere, unreadable: what was good before it, never garbage */
+static void
+test_load_hostile(void)
+{
+	builder		b = {NULL, 0, 0};
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	size_t		ends[8];
+	int			nrec = 0;
+	int			bad_cut = 0, bad_flip = 0;
+	int64_t		t[16], num[16];
+
+	put_header(&b);
+	for (int i = 0; i < 4; i++)
+	{
+		put_sample(&b, 1000 + i, 3, 0);
+		ends[nrec++] = b.len;
+	}
+	put_crash(&b, 3000, 5);
+	ends[nrec++] = b.len;
+	put_sample(&b, 1004, 3, 0);
+	ends[nrec++] = b.len;
+
+	for (size_t len = sizeof(history_file_header); len < b.len && !bad_cut; len++)
+	{
+		int			whole = 0, n;
+		int			boundary;
+
+		while (whole < nrec && ends[whole] <= len)
+			whole++;
+		boundary = len == sizeof(history_file_header) || (whole > 0 && ends[whole - 1] == len);
+		res = load(b.buf, len, 64, &r, &m);
+		n = ring_samples(&r, t, num, 16);
+		/* the whole records before the cut: samples all but the fifth */
+		if (res.status != (boundary ? HF_END : HF_SHORT) || n != (whole > 4 ? whole - 1 : whole) ||
+			r.bad || res.good_end > len)
+			bad_cut = (int) len;
+		unload(&r);
+	}
+	ok(!bad_cut, "hostile: cut at every length: the whole records before the cut, nothing else");
+	if (bad_cut)
+		printf("#   cut at %d\n", bad_cut);
+
+	for (size_t at = sizeof(history_file_header); at < b.len && !bad_flip; at += 7)
+	{
+		char	   *copy = malloc(b.len);
+		int			n;
+
+		memcpy(copy, b.buf, b.len);
+		copy[at] ^= 0x41;
+		res = load(copy, b.len, 64, &r, &m);
+		n = ring_samples(&r, t, num, 16);
+		/* a flipped pad byte is harmless; anything else ends the good part */
+		for (int i = 0; i < n; i++)
+			if (t[i] != 1000 + i)
+				bad_flip = (int) at;
+		if (r.bad || n != (int) res.samples_loaded || (res.status == HF_END && n != 5))
+			bad_flip = (int) at;
+		unload(&r);
+		free(copy);
+	}
+	ok(!bad_flip, "hostile: a byte flipped every 7: only samples that were written, in order");
+	if (bad_flip)
+		printf("#   flipped at %d\n", bad_flip);
+
+	m.fail_at = ends[2] + 10;
+	res = load(b.buf, b.len, 64, &r, &m);
+	ok(res.status == HF_READ_ERROR && res.read_errno == EIO && !r.bad,
+	   "hostile: a read error: unreadable, with its errno");
+	unload(&r);
+	m.fail_at = 0;
+	free(b.buf);
+}
+
+/* A damaged sample in the second pass: the samples before it, and nothing untold claimed */
+static void
+test_load_damaged_sample(void)
+{
+	builder		b = {NULL, 0, 0};
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	size_t		second;
+
+	put_header(&b);
+	put_sample(&b, 1000, 3, 0);
+	second = b.len;
+	put_sample(&b, 1001, 3, 0);
+	put_sample(&b, 1002, 3, 0);
+	b.buf[second + sizeof(history_record) + 100] ^= 1;
+	res = load(b.buf, b.len, 64, &r, &m);
+	ok(res.status == HF_CORRUPT && res.samples_loaded == 1 && r.end == 3 && res.good_end == second &&
+	   res.tail_open == 0 && !r.bad,
+	   "damaged sample: the one before it loaded, the file ends there, and how its run ended is not claimed");
+	unload(&r);
+	free(b.buf);
+}
+
 /* The postmaster's message about a child: pid, then signal or exit code */
 static int
 parsed(const char *message, int want_pid, int want_number)
 {
 	int			pid = -5, number = -5;
-	int			found = history_parse_exit(message, &pid, &number);
+	int			found = exit_message_parse(message, &pid, &number);
 
 	if (!found && want_pid == 0)
 		return pid == -5 && number == -5;	/* nothing set */
@@ -306,7 +687,7 @@ parsed(const char *message, int want_pid, int want_number)
 }
 
 static void
-test_parse_exit(void)
+test_exit_message(void)
 {
 	ok(parsed("server process (PID 1234) was terminated by signal 9: Killed", 1234, 9),
 	   "exit: PID and signal");
@@ -372,7 +753,11 @@ main(void)
 	test_walk();
 	test_cut();
 	test_damage();
-	test_parse_exit();
+	test_load();
+	test_load_fit();
+	test_load_hostile();
+	test_load_damaged_sample();
+	test_exit_message();
 	test_copy_text();
 	free(file);
 	return tap_done();

@@ -16,7 +16,7 @@
 
 #include "procfs.h"
 #include "keys.h"
-#include "sample.h"
+#include "reading.h"
 #include "tap.h"
 
 #define KB(n) ((int64_t) (n) * 1024)
@@ -402,7 +402,7 @@ test_lines(void)
 static void
 test_overhead_methods(void)
 {
-	procmem_sample s;
+	procmem_reading s;
 	procmem_method m;
 
 	memset(&s, 0, sizeof(s));
@@ -441,7 +441,7 @@ test_live(void)
 {
 	procmem_options opt = {.want_pss = true, .method = PROCMEM_METHOD_AUTO};
 	procmem_options cheap = {.want_pss = false, .method = PROCMEM_METHOD_RSS_ANON};
-	procmem_sample s;
+	procmem_reading s;
 	pid_t		kids[3];
 	pid_t		found[64];
 	pid_t		dead;
@@ -449,7 +449,7 @@ test_live(void)
 	char		buf[64];
 	size_t		len;
 
-	ok(procmem_sample_read(getpid(), getppid(), NULL, &opt, &s) == SAMPLE_OK, "live: own sample");
+	ok(procmem_read_process(getpid(), getppid(), NULL, &opt, &s) == READ_OK, "live: own sample");
 	ok(s.status.vm_rss > 0 && s.smaps.pss > 0 && s.smaps.pss <= s.status.vm_rss,
 	   "live: 0 < pss <= rss");
 	ok(s.overhead_method == PROCMEM_METHOD_PAGEMAP_KERNEL && s.overhead > 0 &&
@@ -495,22 +495,22 @@ test_live(void)
 	ok(s.anon.exclusive + s.anon.shared <= s.status.rss_anon + KB(256),
 	   "live: exclusive + shared anonymous <= RssAnon");
 	is_i64(s.unreadable, 0, "live: every file read");
-	ok(procmem_sample_read(getpid(), getppid(), NULL, &cheap, &s) == SAMPLE_OK &&
+	ok(procmem_read_process(getpid(), getppid(), NULL, &cheap, &s) == READ_OK &&
 	   s.overhead_method == PROCMEM_METHOD_RSS_ANON && s.overhead == s.status.rss_anon + s.status.vm_pte &&
 	   s.smaps.pss == PROCFS_MISSING && s.anon.exclusive == PROCFS_MISSING,
 	   "live: rss_anon method, no PSS: neither pagemap nor smaps_rollup read");
 	{
 		procfs_stat id;
 
-		/* the caller's identity read stands in for the sample's first */
+		/* the caller's identity read stands in for the reading's first */
 		ok(procfs_read_stat(0, &id) == PROCFS_OK &&
-		   procmem_sample_read(getpid(), getppid(), &id, &opt, &s) == SAMPLE_OK &&
+		   procmem_read_process(getpid(), getppid(), &id, &opt, &s) == READ_OK &&
 		   s.stat.starttime == id.starttime, "live: sampled against a given identity");
 		id.starttime++;
-		ok(procmem_sample_read(getpid(), getppid(), &id, &opt, &s) == SAMPLE_GONE,
+		ok(procmem_read_process(getpid(), getppid(), &id, &opt, &s) == READ_GONE,
 		   "live: a given identity that no longer matches: gone (pid reused)");
 	}
-	ok(procmem_sample_read(getpid(), getppid() + 1, NULL, &opt, &s) == SAMPLE_NOT_CHILD,
+	ok(procmem_read_process(getpid(), getppid() + 1, NULL, &opt, &s) == READ_NOT_CHILD,
 	   "live: another parent expected: not a child");
 
 	for (int i = 0; i < 3; i++)
@@ -531,7 +531,7 @@ test_live(void)
 		for (int k = 0; k < 3; k++)
 			hits += found[i] == kids[k];
 	is_i64(hits, 3, "children: the /proc scan finds them too");
-	ok(procmem_sample_read(kids[0], getpid(), NULL, &opt, &s) == SAMPLE_OK, "live: a child is sampled");
+	ok(procmem_read_process(kids[0], getpid(), NULL, &opt, &s) == READ_OK, "live: a child is sampled");
 
 	kill(kids[0], SIGKILL);
 	{
@@ -540,11 +540,11 @@ test_live(void)
 		/* wait until it is a zombie, without reaping it */
 		waitid(P_PID, kids[0], &info, WEXITED | WNOWAIT);
 	}
-	ok(procmem_sample_read(kids[0], getpid(), NULL, &opt, &s) == SAMPLE_GONE,
+	ok(procmem_read_process(kids[0], getpid(), NULL, &opt, &s) == READ_GONE,
 	   "live: a zombie child is gone");
 	waitpid(kids[0], NULL, 0);
 	dead = kids[0];
-	ok(procmem_sample_read(dead, getpid(), NULL, &opt, &s) == SAMPLE_GONE,
+	ok(procmem_read_process(dead, getpid(), NULL, &opt, &s) == READ_GONE,
 	   "live: a reaped child is gone");
 	ok(procfs_read_file(dead, "status", buf, sizeof(buf), &len) == PROCFS_GONE,
 	   "read: a reaped pid's file is gone");

@@ -1,14 +1,14 @@
 /*
- * sample.h
+ * reading.h
  *		One process's memory figures, read from /proc (no PostgreSQL headers).
  *
- * A sample is taken between two reads of /proc/<pid>/stat: if the process
+ * A reading is taken between two reads of /proc/<pid>/stat: if the process
  * changed identity (start time), became a zombie or vanished in between, the
- * sample is GONE and the caller drops it rather than report a mix of two
+ * reading is GONE and the caller drops it rather than report a mix of two
  * processes or of a dying one.
  */
-#ifndef PROCMEM_SAMPLE_H
-#define PROCMEM_SAMPLE_H
+#ifndef PROCMEM_READING_H
+#define PROCMEM_READING_H
 
 #include <stdbool.h>
 
@@ -17,7 +17,7 @@
 #include "pagetables.h"
 #include "procfs.h"
 
-/* The /proc files a sample reads; bit numbers of procmem_sample.unreadable */
+/* The /proc files a sample reads; bit numbers of procmem_reading.unreadable */
 typedef enum procmem_file
 {
 	PROCMEM_FILE_STAT = 0,		/* unreadable only when /proc hides the process */
@@ -32,12 +32,12 @@ typedef enum procmem_file
 	PROCMEM_NFILES
 } procmem_file;
 
-typedef enum procmem_sample_result
+typedef enum procmem_read_result
 {
-	SAMPLE_OK = 0,
-	SAMPLE_GONE,				/* exited, zombie, or pid reused mid-read */
-	SAMPLE_NOT_CHILD			/* alive, but not a child of the expected parent */
-} procmem_sample_result;
+	READ_OK = 0,
+	READ_GONE,				/* exited, zombie, or pid reused mid-read */
+	READ_NOT_CHILD			/* alive, but not a child of the expected parent */
+} procmem_read_result;
 
 /* How overhead is measured (the pg_procmem.overhead_method setting). */
 typedef enum procmem_method
@@ -65,7 +65,7 @@ typedef struct procmem_options
 	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */
 } procmem_options;
 
-typedef struct procmem_sample
+typedef struct procmem_reading
 {
 	procfs_stat stat;			/* identity, from the first stat read */
 	procfs_status status;
@@ -82,7 +82,7 @@ typedef struct procmem_sample
 	int64_t		overhead;		/* see procmem_overhead() */
 	procmem_method overhead_method; /* PAGEMAP or RSS_ANON; AUTO: none */
 	unsigned	unreadable;		/* bit (1 << procmem_file) per failed file */
-} procmem_sample;
+} procmem_reading;
 
 /*
  * Reads every figure of one process. expected_ppid < 0 skips the parent
@@ -90,17 +90,17 @@ typedef struct procmem_sample
  * caller has just read (its membership check): it serves as the first of
  * the two identity reads instead of reading the file again.
  */
-extern procmem_sample_result procmem_sample_read(pid_t pid, int64_t expected_ppid,
+extern procmem_read_result procmem_read_process(pid_t pid, int64_t expected_ppid,
 												 const procfs_stat *identity,
 												 const procmem_options *opt,
-												 procmem_sample *s);
+												 procmem_reading *s);
 
 /*
- * The sample of a process /proc hides from us (procmem_member() said it is
+ * The reading of a process /proc hides from us (procmem_member() said it is
  * ours): every figure missing, and every file the same options would have
  * read marked unreadable.
  */
-extern void procmem_sample_hidden(const procmem_options *opt, procmem_sample *s);
+extern void procmem_reading_hidden(const procmem_options *opt, procmem_reading *s);
 
 /*
  * What the process costs beyond shared memory: by the pagemap method its
@@ -110,11 +110,11 @@ extern void procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
  * rss_anon method RssAnon + page tables. Sets *method to the one used;
  * negative when neither could be read.
  */
-extern int64_t procmem_overhead(const procmem_sample *s, procmem_method wanted,
+extern int64_t procmem_overhead(const procmem_reading *s, procmem_method wanted,
 								procmem_method *method);
 
 extern const char *procmem_method_name(procmem_method m);
 
 extern const char *procmem_file_name(procmem_file f);
 
-#endif							/* PROCMEM_SAMPLE_H */
+#endif							/* PROCMEM_READING_H */

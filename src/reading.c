@@ -1,8 +1,8 @@
 /*
- * sample.c
+ * reading.c
  *		One process's memory figures, read from /proc (no PostgreSQL headers).
  */
-#include "sample.h"
+#include "reading.h"
 #include "keys.h"
 
 #include <string.h>
@@ -64,7 +64,7 @@ read_number(pid_t pid, procmem_file f, unsigned *unreadable)
  */
 /* Marks file f unreadable; returns whether the process has gone. */
 static int
-failed(procmem_sample *s, procmem_file f, procfs_result res)
+failed(procmem_reading *s, procmem_file f, procfs_result res)
 {
 	if (res == PROCFS_GONE)
 		return 1;
@@ -73,7 +73,7 @@ failed(procmem_sample *s, procmem_file f, procfs_result res)
 }
 
 static int
-read_smaps(pid_t pid, procmem_sample *s)
+read_smaps(pid_t pid, procmem_reading *s)
 {
 	procfs_fieldset fs = keys_fieldset(&keys_smaps, &s->smaps);
 	procfs_result res;
@@ -96,7 +96,7 @@ read_smaps(pid_t pid, procmem_sample *s)
 }
 
 static int
-read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
+read_anon(pid_t pid, const procmem_options *opt, procmem_reading *s)
 {
 	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino, opt->exe_dev};
 	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &hints, &s->anon);
@@ -112,7 +112,7 @@ read_anon(pid_t pid, const procmem_options *opt, procmem_sample *s)
  * its mappings as the pagemap walk counted them, and its open files.
  */
 static int
-read_kernel(pid_t pid, const procmem_options *opt, procmem_sample *s)
+read_kernel(pid_t pid, const procmem_options *opt, procmem_reading *s)
 {
 	kernel_counts *c = &s->kcounts;
 	procfs_result res;
@@ -130,7 +130,7 @@ read_kernel(pid_t pid, const procmem_options *opt, procmem_sample *s)
 }
 
 static int
-read_tables(pid_t pid, const procmem_options *opt, procmem_sample *s)
+read_tables(pid_t pid, const procmem_options *opt, procmem_reading *s)
 {
 	/* the segment's resident part: RssShmem, or HugetlbPages if it is hugetlb */
 	int64_t		resident = s->status.rss_shmem > s->status.hugetlb ?
@@ -145,7 +145,7 @@ read_tables(pid_t pid, const procmem_options *opt, procmem_sample *s)
 }
 
 int64_t
-procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method *method)
+procmem_overhead(const procmem_reading *s, procmem_method wanted, procmem_method *method)
 {
 	int64_t		v;
 
@@ -171,9 +171,9 @@ procmem_overhead(const procmem_sample *s, procmem_method wanted, procmem_method 
 	return v;
 }
 
-/* Every figure missing, as procmem_sample_read() starts. */
+/* Every figure missing, as procmem_read_process() starts. */
 static void
-sample_init(procmem_sample *s)
+reading_init(procmem_reading *s)
 {
 	procfs_fieldset status = keys_fieldset(&keys_status, &s->status);
 	procfs_fieldset smaps = keys_fieldset(&keys_smaps, &s->smaps);
@@ -190,9 +190,9 @@ sample_init(procmem_sample *s)
 }
 
 void
-procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
+procmem_reading_hidden(const procmem_options *opt, procmem_reading *s)
 {
-	sample_init(s);
+	reading_init(s);
 	s->unreadable = (1u << PROCMEM_FILE_STAT) | (1u << PROCMEM_FILE_STATUS) |
 		(1u << PROCMEM_FILE_OOM_SCORE) | (1u << PROCMEM_FILE_OOM_SCORE_ADJ);
 	if (opt->method != PROCMEM_METHOD_RSS_ANON || opt->want_tables)
@@ -201,23 +201,23 @@ procmem_sample_hidden(const procmem_options *opt, procmem_sample *s)
 		s->unreadable |= 1u << PROCMEM_FILE_SMAPS_ROLLUP;
 }
 
-procmem_sample_result
-procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identity,
-					const procmem_options *opt, procmem_sample *s)
+procmem_read_result
+procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identity,
+					const procmem_options *opt, procmem_reading *s)
 {
 	procfs_stat after;
 	procfs_fieldset status;
 	procfs_result res;
 
-	sample_init(s);
+	reading_init(s);
 	if (identity)
 		s->stat = *identity;
 	else if (procfs_read_stat(pid, &s->stat) != PROCFS_OK)
-		return SAMPLE_GONE;
+		return READ_GONE;
 	if (procfs_stat_dead(&s->stat))
-		return SAMPLE_GONE;
+		return READ_GONE;
 	if (expected_ppid >= 0 && s->stat.ppid != expected_ppid)
-		return SAMPLE_NOT_CHILD;
+		return READ_NOT_CHILD;
 
 	status = keys_fieldset(&keys_status, &s->status);
 	res = procfs_read_lines(pid, file_names[PROCMEM_FILE_STATUS],
@@ -226,18 +226,18 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	{
 		procfs_fields_init(&status);
 		if (failed(s, PROCMEM_FILE_STATUS, res))
-			return SAMPLE_GONE;
+			return READ_GONE;
 	}
 	else if (s->status.vm_rss < 0)
-		return SAMPLE_GONE;		/* no Vm* lines: it has released its memory */
+		return READ_GONE;		/* no Vm* lines: it has released its memory */
 
 	if (opt->method != PROCMEM_METHOD_RSS_ANON &&
 		(read_anon(pid, opt, s) || (s->anon.exclusive >= 0 && read_kernel(pid, opt, s))))
-		return SAMPLE_GONE;
+		return READ_GONE;
 	if (opt->want_tables && read_tables(pid, opt, s))
-		return SAMPLE_GONE;
+		return READ_GONE;
 	if (opt->want_pss && read_smaps(pid, s))
-		return SAMPLE_GONE;
+		return READ_GONE;
 	s->oom_score = read_number(pid, PROCMEM_FILE_OOM_SCORE, &s->unreadable);
 	s->oom_score_adj = read_number(pid, PROCMEM_FILE_OOM_SCORE_ADJ, &s->unreadable);
 	if (opt->want_cmdline &&
@@ -249,6 +249,6 @@ procmem_sample_read(pid_t pid, int64_t expected_ppid, const procfs_stat *identit
 	/* the same process, still alive, from start to end of the reads? */
 	if (procfs_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
 		after.starttime != s->stat.starttime)
-		return SAMPLE_GONE;
-	return SAMPLE_OK;
+		return READ_GONE;
+	return READ_OK;
 }

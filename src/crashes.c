@@ -1,0 +1,395 @@
+/*
+ * crashes.c
+ *		Crash restarts: which child's exit began each one, as the postmaster
+ *		logged it, and the crash rows the memory history keeps
+ *		(shared_preload_libraries mode).
+ *
+ * When a child of the postmaster crashes, the postmaster logs its exit
+ * ("server process (PID n) was terminated by signal 9"), then "terminating
+ * any other active server processes", kills every other child and builds new
+ * shared memory. An emit_log_hook keeps the exit message that came just
+ * before that line in postmaster-local statics (on 14 and 15 the postmaster
+ * logs both from its SIGCHLD handler, so the hook only compares and copies:
+ * no shared memory, no I/O, no ereport). When shared memory is initialized
+ * again, the postmaster hands what it kept of its last crashes to it, a few
+ * kB: it reads no file and builds no row, so a crash restart takes the same
+ * time whatever the history holds.
+ *
+ * The sampler, once it has loaded the file into the ring (history_file.c),
+ * turns each crash the file does not have yet into a row from the ring's
+ * last samples of the run that ended (crashes_note()).
+ */
+#include "compat.h"
+
+#include <signal.h>
+
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+#include "crashes.h"
+#include "exit_message.h"
+#include "history_ring.h"
+#include "shmem.h"
+#include "sysmem.h"
+
+/* A crash restart as the postmaster saw it */
+typedef struct pm_crash
+{
+	TimestampTz crashed_at;		/* when shared memory was initialized again */
+	TimestampTz run_started;	/* the run that ended */
+	bool		logged;			/* the exit that began it was logged: */
+	bool		by_signal;
+	int32		pid;
+	int32		number;			/* the signal, or the exit code */
+	char		message[256];
+} pm_crash;
+
+typedef struct crashes_shared
+{
+	LWLock	   *lock;			/* the rows */
+	int32		nhanded;		/* the postmaster's last crashes, oldest first */
+	pm_crash	handed[MAX_CRASHES];
+	bool		noted;			/* the sampler has made rows of them */
+	uint32		nrows;			/* rows ever kept; the last MAX_CRASHES are */
+	int32		last_number;	/* the highest history_crash.number */
+	history_crash rows[MAX_CRASHES];
+} crashes_shared;
+
+static crashes_shared *crashes = NULL;
+
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+/*
+ * Postmaster-local, surviving every re-initialization of shared memory:
+ * the exit it logged last (exit_*), whether that was its previous message,
+ * the exit that began the crash being handled (culprit), and its last
+ * crashes.
+ */
+static volatile sig_atomic_t exit_was_last = 0;
+static pm_crash exit_logged;
+static volatile sig_atomic_t culprit_known = 0;
+static pm_crash culprit;
+static pm_crash pm_crashes[MAX_CRASHES];
+static int	pm_ncrashes = 0;
+static int	pm_inits = 0;
+static TimestampTz pm_run_started = 0;
+
+static Size
+crashes_shmem_size(void)
+{
+	return sizeof(crashes_shared);
+}
+
+static void
+crashes_shmem_init(void *part)
+{
+	crashes_shared *c = part;
+
+	memset(c, 0, sizeof(*c));
+	c->lock = &(GetNamedLWLockTranche("pg_procmem crashes"))->lock;
+}
+
+/*
+ * In the postmaster, at a start or a re-initialization after a crash: the
+ * crash it just handled joins its last crashes, which all go to the new
+ * shared memory.
+ */
+static void
+crashes_shmem_attached(void *part, bool found)
+{
+	crashes = part;
+	if (found || IsUnderPostmaster || !IsPostmasterEnvironment)
+		return;
+	if (++pm_inits > 1)
+	{
+		pm_crash	c = culprit;
+
+		c.logged = culprit_known;
+		c.crashed_at = GetCurrentTimestamp();
+		c.run_started = pm_run_started;
+		if (pm_ncrashes == MAX_CRASHES)
+			memmove(&pm_crashes[0], &pm_crashes[1], sizeof(pm_crash) * (MAX_CRASHES - 1));
+		else
+			pm_ncrashes++;
+		pm_crashes[pm_ncrashes - 1] = c;
+		culprit_known = 0;
+	}
+	pm_run_started = history_run_started();
+	crashes->nhanded = pm_ncrashes;
+	memcpy(crashes->handed, pm_crashes, sizeof(pm_crash) * pm_ncrashes);
+}
+
+static const procmem_shmem_part crashes_part = {
+	"pg_procmem crashes", crashes_shmem_size, 1, crashes_shmem_init, crashes_shmem_attached
+};
+
+/*
+ * The postmaster's messages: a child's exit (kept), and the line that says
+ * a crash restart begins, which makes the exit logged just before it the
+ * culprit. Matched on the untranslated message, parsed for the numbers.
+ */
+static void
+crashes_emit_log(ErrorData *edata)
+{
+	const char *id = edata->message_id;
+	bool		by_signal;
+
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+	if (IsUnderPostmaster || !IsPostmasterEnvironment || id == NULL || edata->message == NULL)
+		return;
+	if ((by_signal = strcmp(id, "%s (PID %d) was terminated by signal %d: %s") == 0) ||
+		strcmp(id, "%s (PID %d) exited with exit code %d") == 0 ||
+		strcmp(id, "%s (PID %d) exited with unrecognized status %d") == 0)
+	{
+		exit_was_last = 0;
+		if (!exit_message_parse(edata->message, &exit_logged.pid, &exit_logged.number))
+			return;
+		exit_logged.by_signal = by_signal;
+		strlcpy(exit_logged.message, edata->message, sizeof(exit_logged.message));
+		exit_was_last = 1;
+		return;
+	}
+	if (strcmp(id, "terminating any other active server processes") == 0 && exit_was_last &&
+		!culprit_known)
+	{
+		culprit = exit_logged;
+		culprit_known = 1;
+	}
+	exit_was_last = 0;
+}
+
+void
+procmem_crashes_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	procmem_shmem_register(&crashes_part);
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = crashes_emit_log;
+}
+
+bool
+crashes_exist(void)
+{
+	return crashes != NULL;
+}
+
+/* --- the sampler ---------------------------------------------------------- */
+
+void
+crashes_clear(void)
+{
+	LWLockAcquire(crashes->lock, LW_EXCLUSIVE);
+	crashes->nrows = 0;
+	crashes->last_number = 0;
+	LWLockRelease(crashes->lock);
+}
+
+/* Keeps a row: one from the file with its number, a new one numbered next */
+static void
+keep_row(history_crash *c)
+{
+	LWLockAcquire(crashes->lock, LW_EXCLUSIVE);
+	if (c->number <= 0)
+		c->number = crashes->last_number + 1;
+	crashes->last_number = Max(crashes->last_number, c->number);
+	crashes->rows[crashes->nrows++ % MAX_CRASHES] = *c;
+	LWLockRelease(crashes->lock);
+}
+
+void
+crashes_add(const history_crash *c)
+{
+	history_crash copy = *c;
+
+	keep_row(&copy);
+}
+
+/* Whether a row for the crash at this time is kept (the file had it) */
+static bool
+row_kept(TimestampTz crashed_at)
+{
+	for (uint32 i = 0; i < Min(crashes->nrows, MAX_CRASHES); i++)
+		if (crashes->rows[i].crashed_at == crashed_at)
+			return true;
+	return false;
+}
+
+/* The cgroup's OOM kill counter now, or -1 */
+static int64
+oom_kills_now(void)
+{
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+
+	if (sysmem_find_cgroup(&cg) != 0)
+		return -1;
+	sysmem_read_cgmem(&cg, &m);
+	return m.oom_kill;
+}
+
+/* Keeps the HISTORY_TOP largest overheads of a sample, largest first */
+static void
+consider_top(history_crash *c, const history_entry *e)
+{
+	int			k = HISTORY_TOP;
+
+	while (k > 0 && c->top_overhead[k - 1] < e->u.proc.overhead)
+		k--;
+	if (k == HISTORY_TOP)
+		return;
+	memmove(&c->top_pid[k + 1], &c->top_pid[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_pid[0]));
+	memmove(&c->top_overhead[k + 1], &c->top_overhead[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_overhead[0]));
+	memmove(&c->top_type[k + 1], &c->top_type[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_type[0]));
+	c->top_pid[k] = e->pid;
+	c->top_overhead[k] = e->u.proc.overhead;
+	memcpy(c->top_type[k], e->u.proc.backend_type, HISTORY_TYPE_LEN);
+}
+
+/*
+ * A row for the run that began at run_started, from its last two samples
+ * in the ring (read in place: the sampler is the ring's only writer). The
+ * pid is the postmaster's (how = HOW_POSTMASTER_LOG), or the highest
+ * oom_score at the last sample (HOW_GUESS_OOM_SCORE), or none.
+ */
+static void
+make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz run_started,
+		 const pm_crash *seen, int64 oom_kills)
+{
+	uint64		end = history_ring_end();
+	uint64		last = end, before = end;
+	int32		best_score = HISTORY_NO_SCORE;
+	int64		best_overhead = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->crashed_at = crashed_at;
+	c->how = how;
+	c->exit_code = -1;
+	c->oom_kills_before = -1;
+	c->oom_kills_after = oom_kills;
+	for (int i = 0; i < HISTORY_TOP; i++)
+		c->top_overhead[i] = -1;
+	if (how == HOW_POSTMASTER_LOG)
+	{
+		c->killed_pid = seen->pid;
+		if (seen->by_signal)
+			c->signal = seen->number;
+		else
+			c->exit_code = seen->number;
+		strlcpy(c->logged, seen->message, sizeof(c->logged));
+	}
+
+	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
+		if (history_ring_entry(p)->u.sys.run_started == run_started)
+		{
+			before = last == end ? end : last;
+			last = p;
+		}
+	if (last == end)
+		return;					/* the run took no sample */
+	c->last_sample_at = history_ring_entry(last)->sampled_at;
+	/*
+	 * The OOM kill counter over the run's last two samples: the kill counts
+	 * before its victim has exited, and a sample between the two (freeing
+	 * gigabytes takes a while) shows it alive and counted.
+	 */
+	c->oom_kills_before = history_ring_entry(before != end ? before : last)->u.sys.cgroup_oom_kills;
+
+	/* the last sample: the largest overheads, and the highest oom_score */
+	for (uint64 p = last + 1; p < end && history_ring_entry(p)->kind == HISTORY_PROCESS; p++)
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		/* the kernel's ranking; a tie to the one holding more */
+		if (how == HOW_GUESS_OOM_SCORE && e->pid != PostmasterPid &&
+			e->u.proc.oom_score != HISTORY_NO_SCORE &&
+			(e->u.proc.oom_score > best_score ||
+			 (e->u.proc.oom_score == best_score && e->u.proc.overhead > best_overhead)))
+		{
+			best_score = e->u.proc.oom_score;
+			best_overhead = e->u.proc.overhead;
+			c->killed_pid = e->pid;
+		}
+		consider_top(c, e);
+	}
+
+	/*
+	 * The killed process in the run's last two samples only (one killed
+	 * while a sample was taken is missing from it): a pid seen earlier may
+	 * have been another process's. The latest entry wins.
+	 */
+	for (uint64 p = before != end ? before : last; c->killed_pid != 0 && p < end; p++)
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		if (e->kind == HISTORY_SYSTEM && p != before && p != last)
+			break;
+		if (e->kind == HISTORY_PROCESS && e->pid == c->killed_pid)
+			c->killed = *e;
+	}
+}
+
+int
+crashes_note(bool tail_open, history_crash *rows, int max)
+{
+	int			n = 0;
+	int64		oom_kills;
+	history_crash c;
+
+	if (crashes->noted)
+		return 0;
+	oom_kills = oom_kills_now();
+
+	/* a previous server's last run, which ended without a clean stop */
+	if (tail_open)
+	{
+		uint64		end = history_ring_end();
+		uint64		last = end;
+
+		for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
+			last = p;
+		if (last != end && history_ring_entry(last)->u.sys.postmaster_started != PgStartTime)
+		{
+			make_row(&c, HOW_UNCLEAN_STOP, PgStartTime,
+					 history_ring_entry(last)->u.sys.run_started, NULL, oom_kills);
+			keep_row(&c);
+			if (n < max)
+				rows[n++] = c;
+		}
+	}
+
+	/* this server's crash restarts, unless the file has their rows */
+	for (int i = 0; i < crashes->nhanded; i++)
+	{
+		const pm_crash *seen = &crashes->handed[i];
+
+		if (row_kept(seen->crashed_at))
+			continue;
+		make_row(&c, seen->logged ? HOW_POSTMASTER_LOG : HOW_GUESS_OOM_SCORE,
+				 seen->crashed_at, seen->run_started, seen, oom_kills);
+		keep_row(&c);
+		if (n < max)
+			rows[n++] = c;
+	}
+	crashes->noted = true;
+	return n;
+}
+
+/* --- readers -------------------------------------------------------------- */
+
+history_crash *
+crashes_copy(uint32 *n)
+{
+	history_crash *out;
+
+	LWLockAcquire(crashes->lock, LW_SHARED);
+	*n = Min(crashes->nrows, MAX_CRASHES);
+	out = palloc(sizeof(history_crash) * Max(*n, 1));
+	for (uint32 i = 0; i < *n; i++)
+		out[i] = crashes->rows[(crashes->nrows - *n + i) % MAX_CRASHES];
+	LWLockRelease(crashes->lock);
+	return out;
+}

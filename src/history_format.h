@@ -1,0 +1,272 @@
+/*
+ * history_format.h
+ *		The memory history's entries and the format of its file (no
+ *		PostgreSQL headers): the structs, the CRC, and a file read record by
+ *		record into a ring.
+ *
+ * A *sample* is every process of the server at one time: a system entry,
+ * then one entry per process. The ring in shared memory (history_ring.c)
+ * holds entries in this form, and so does the file the history survives a
+ * restart in (history_file.c):
+ *
+ *	header | record | record | ...
+ *
+ * where a record is a history_record followed by its payload (count entries
+ * for a sample, one history_crash for a crash row, nothing for a clean
+ * stop) and carries the CRC-32C of both. A record cut short (a process
+ * killed mid-write) or damaged ends what can be read of the file.
+ *
+ * NB: these structs are the file format. A change of their sizes is a new
+ * format that the loader refuses (docs/architecture.md, "A new history
+ * field", says what to do instead); a new field takes space the union
+ * leaves unused, where files already on disk hold zeros.
+ */
+#ifndef PROCMEM_HISTORY_FORMAT_H
+#define PROCMEM_HISTORY_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HISTORY_FILE_MAGIC		0x53484d50	/* "PMHS" */
+#define HISTORY_FILE_VERSION	1
+
+#define HISTORY_TYPE_LEN	32
+#define HISTORY_NAME_LEN	64		/* NAMEDATALEN */
+#define HISTORY_STATE_LEN	32
+#define HISTORY_QUERY_LEN	256		/* the first bytes of the statement */
+
+/* A figure that could not be read is negative, as everywhere */
+#define HISTORY_NO_SCORE	INT32_MIN
+
+/* The most entries a sample record may have (under 1 GB, even in 32 bits) */
+#define HISTORY_MAX_SAMPLE	(1u << 20)
+
+typedef enum history_kind
+{
+	HISTORY_SYSTEM = 1,			/* the first entry of every sample */
+	HISTORY_PROCESS = 2
+} history_kind;
+
+/* One process at one sample; times are PostgreSQL timestamps (us since 2000) */
+typedef struct history_process
+{
+	int64_t		backend_start;	/* 0: unknown */
+	int64_t		query_start;	/* 0: unknown */
+	int64_t		query_id;		/* 0: none */
+	int64_t		overhead;		/* as pg_procmem_backends */
+	int64_t		private_anon;	/* exclusive anonymous memory (pagemap) */
+	int64_t		page_tables;	/* VmPTE */
+	int64_t		rss;
+	int64_t		swap;
+	int64_t		context_bytes;	/* published memory-context total */
+	int32_t		leader_pid;		/* 0: none */
+	int32_t		oom_score;		/* HISTORY_NO_SCORE: unreadable */
+	char		backend_type[HISTORY_TYPE_LEN];
+	char		datname[HISTORY_NAME_LEN];
+	char		usename[HISTORY_NAME_LEN];
+	char		application_name[HISTORY_NAME_LEN];
+	char		state[HISTORY_STATE_LEN];
+	char		query[HISTORY_QUERY_LEN];
+} history_process;
+
+/* The machine and the server's cgroup at one sample (bytes, but counts) */
+typedef struct history_system
+{
+	int64_t		run_started;	/* when shared memory was (re)initialized */
+	int64_t		mem_total;
+	int64_t		mem_available;
+	int64_t		swap_used;
+	int64_t		page_tables;	/* the machine's, /proc/meminfo */
+	int64_t		hugepages_total;	/* pages */
+	int64_t		hugepages_free; /* pages */
+	int64_t		cgroup_usage;
+	int64_t		cgroup_limit;	/* -1: none */
+	int64_t		cgroup_oom_kills;
+	int64_t		connections;	/* client connections since run_started */
+	int64_t		sample_us;		/* what taking this sample cost */
+	int32_t		processes;		/* processes sampled */
+	int32_t		kept;			/* process entries that follow (fewer than
+								 * processes when the sample outgrew the
+								 * ring); set by whoever stores the sample */
+	/* new in the same format version: 0 in files older builds wrote */
+	int64_t		sample;			/* 1, 2, ...: the order samples were taken in */
+	int64_t		postmaster_started; /* PgStartTime: which postmaster's run */
+} history_system;
+
+typedef struct history_entry
+{
+	int64_t		sampled_at;
+	int32_t		kind;			/* history_kind */
+	int32_t		pid;			/* 0 for the system entry */
+	union
+	{
+		history_process proc;
+		history_system sys;
+	}			u;
+} history_entry;
+
+/* How a crash row knows which process was killed */
+typedef enum history_how
+{
+	HOW_POSTMASTER_LOG = 1,		/* the postmaster's own message about the child */
+	HOW_GUESS_OOM_SCORE = 2,	/* only the highest oom_score: a guess */
+	HOW_UNCLEAN_STOP = 3		/* the server stopped without a clean shutdown */
+} history_how;
+
+#define HISTORY_TOP 3
+
+/* A crash restart (or an unclean stop), and what the history knew before it */
+typedef struct history_crash
+{
+	int64_t		crashed_at;		/* also what tells two crash rows apart */
+	int64_t		last_sample_at; /* 0: no sample before it */
+	int32_t		how;			/* history_how */
+	int32_t		killed_pid;		/* from the log, or the guess (how says); 0: none */
+	int32_t		signal;			/* from the log; 0: none, or unknown */
+	int32_t		exit_code;		/* from the log; -1: none, or unknown */
+	int64_t		oom_kills_before;	/* the cgroup's counter; -1: unknown */
+	int64_t		oom_kills_after;
+	char		logged[256];	/* the postmaster's message, as logged */
+	history_entry killed;		/* its last sample; kind 0: none */
+	int32_t		top_pid[HISTORY_TOP];	/* the largest overheads at the last sample */
+	int32_t		number;			/* 1 for the first the history saw, and so on */
+	int64_t		top_overhead[HISTORY_TOP];
+	char		top_type[HISTORY_TOP][HISTORY_TYPE_LEN];
+} history_crash;
+
+typedef enum history_record_kind
+{
+	RECORD_SAMPLE = 1,			/* count entries, the system entry first */
+	RECORD_CRASH = 2,			/* one history_crash */
+	RECORD_STOP = 3				/* a clean stop: no payload */
+} history_record_kind;
+
+typedef struct history_file_header
+{
+	uint32_t	magic;
+	uint32_t	version;
+	uint32_t	entry_size;		/* sizeof(history_entry) */
+	uint32_t	crash_size;		/* sizeof(history_crash) */
+} history_file_header;
+
+typedef struct history_record
+{
+	uint32_t	kind;			/* history_record_kind */
+	uint32_t	count;
+	uint32_t	crc;			/* CRC-32C of the payload, then of kind and count */
+	uint32_t	pad;
+} history_record;
+
+/* What reading a file found */
+typedef enum history_file_result
+{
+	HF_OK = 0,
+	HF_END,						/* no more records */
+	HF_SHORT,					/* a header or record cut short */
+	HF_NOT_OURS,				/* not a history file */
+	HF_FOREIGN,					/* another version's or build's history file */
+	HF_CORRUPT,					/* a record that fails its CRC or is absurd */
+	HF_READ_ERROR				/* the file could not be read (errno) */
+} history_file_result;
+
+/*
+ * CRC-32C, chained: history_crc32c(history_crc32c(0, a, n), b, m) is the CRC
+ * of a then b. With the CPU's crc32 instruction where it has one (x86-64
+ * with SSE 4.2), else eight bytes a step from tables; history_crc32c_sw()
+ * is always the tables (the unit tests compare the two).
+ */
+extern uint32_t history_crc32c(uint32_t crc, const void *data, size_t len);
+extern uint32_t history_crc32c_sw(uint32_t crc, const void *data, size_t len);
+
+extern void history_file_header_init(history_file_header *h);
+extern history_file_result history_file_check_header(const char *buf, size_t len);
+
+/* Payload bytes of a record of this kind and count; 0 when it cannot be. */
+extern size_t history_record_payload(uint32_t kind, uint32_t count);
+
+/*
+ * A record's header for a payload whose CRC-32C (history_crc32c() from 0,
+ * over its pieces in order) is payload_crc.
+ */
+extern void history_record_init(history_record *r, history_record_kind kind,
+								uint32_t count, uint32_t payload_crc);
+
+/*
+ * The next record of a file held whole in buf, from *off (start after the
+ * header): HF_OK with *rec and *payload set and *off moved past it, HF_END
+ * at the end, or what is wrong with the rest of the file.
+ */
+extern history_file_result history_file_next(const char *buf, size_t len, size_t *off,
+											 const history_record **rec,
+											 const char **payload);
+
+extern const char *history_file_result_text(history_file_result r);
+
+/* Copies a string into a fixed field, cut at a UTF-8 character boundary. */
+extern void history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen);
+
+/* --- loading a file into a ring, record by record ------------------------ */
+
+/* Where a file is read from (pread-like: the codec does no I/O of its own) */
+typedef struct history_source
+{
+	/* len bytes at off into buf: how many were read (fewer at the end), or -1 */
+	long		(*read) (void *arg, void *buf, size_t len, uint64_t off);
+	void	   *arg;
+	uint64_t	size;			/* the file's size when it was opened */
+} history_source;
+
+/*
+ * Where the records go: a ring of capacity entries. reserve() gives the
+ * slots the next count entries go to, one piece or two where the ring wraps
+ * (*b NULL when one), which nobody may read until commit(); the loader
+ * fills them straight from the file and commits them once their CRC holds.
+ * crash() takes each crash row (CRC checked). Any of them may stop the load
+ * by not returning (an interrupt): the loader holds nothing to release.
+ */
+typedef struct history_sink
+{
+	uint32_t	capacity;
+	void		(*reserve) (void *arg, uint32_t count, history_entry **a, uint32_t *na,
+							history_entry **b);
+	void		(*commit) (void *arg, uint32_t count);
+	void		(*crash) (void *arg, const history_crash *c);
+	void		(*check) (void *arg);	/* once a record: may stop the load */
+	void	   *arg;
+} history_sink;
+
+/* What a load found */
+typedef struct history_load_result
+{
+	history_file_result status; /* HF_END: every record was good */
+	int			read_errno;		/* for HF_READ_ERROR */
+	uint64_t	good_end;		/* where the good records end */
+	uint32_t	records;		/* good records */
+	uint32_t	samples_loaded;
+	uint32_t	samples_dropped;	/* older than what the ring holds, or larger */
+	uint32_t	crashes;
+	uint64_t	bytes_read;
+	/*
+	 * The last sample that was loaded is followed by neither a clean stop
+	 * nor a crash row: its run ended in a way the file does not tell.
+	 */
+	int			tail_open;
+} history_load_result;
+
+/* The buffer the loader reads headers and crash rows into */
+#define HISTORY_LOAD_BUFFER 65536
+
+/*
+ * Reads the file into the ring: its header, then every record's header
+ * (crash rows are checked and handed to crash() on the way), then the
+ * newest samples that fit the ring, each straight into its slots. A sample
+ * larger than the ring is dropped. Each sample's system entry gets its kept
+ * from its record, and a number higher than the one before it (its own if
+ * it has one: files older builds wrote hold 0). Its only memory is buf
+ * (HISTORY_LOAD_BUFFER bytes); it reads the file about twice where records
+ * are small (through buf), about once where they are large.
+ */
+extern history_load_result history_load(const history_source *src, const history_sink *sink,
+										char *buf);
+
+#endif							/* PROCMEM_HISTORY_FORMAT_H */

@@ -1,0 +1,310 @@
+/*
+ * history_sql.c
+ *		The memory history's SQL-callable functions: every process at every
+ *		sample, every sample's system entry, the crash rows.
+ *
+ * Each reads the ring a chunk at a time (history_ring.h) straight into its
+ * result set: what a read costs is what it returns (and a tuplestore
+ * spills past work_mem), whatever the ring's size. All the reads of one
+ * transaction stop at the same sample, so that joining the processes with
+ * the system entries finds the newest sample in both.
+ */
+#include "compat.h"
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "contexts.h"
+#include "crashes.h"
+#include "history_ring.h"
+#include "rows.h"
+#include "shmem.h"
+
+PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
+PG_FUNCTION_INFO_V1(pg_procmem_history_system);
+PG_FUNCTION_INFO_V1(pg_procmem_crash_log);
+
+/* Result columns, in every released shape (see rows.h) */
+#define HISTORY_PROCESSES_NCOLS_V1_2 20
+static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2};
+#define HISTORY_SYSTEM_NCOLS_V1_2 15
+static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2};
+#define CRASH_LOG_NCOLS_V1_2 23
+static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2};
+
+/* The most columns of a row-per-entry function */
+#define ENTRY_MAX_NCOLS HISTORY_PROCESSES_NCOLS_V1_2
+
+/* Entries copied out of the ring at a time */
+#define CHUNK 64
+
+/*
+ * Starts one of the history's set-returning functions: the result set of a
+ * known shape, or NULL when there is no history and missing_ok (no rows);
+ * without the history and not missing_ok, the ERROR saying how to get it.
+ */
+static ReturnSetInfo *
+history_srf(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
+{
+	ReturnSetInfo *rsinfo = start_result_set(fcinfo, shapes, nshapes);
+
+	if (history_ring_exists())
+		return rsinfo;
+	if (!PG_GETARG_BOOL(0))
+		procmem_shmem_missing();
+	return NULL;
+}
+
+/* A fixed text field, NULL when empty; cut to what is valid in this database */
+static void
+put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
+{
+	size_t		len = strnlen(s, sz);
+
+	len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, len);
+	nulls[i] = len == 0;
+	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
+}
+
+#define FIELD(values, nulls, i, f) put_field(values, nulls, i, f, sizeof(f))
+
+static void
+put_time(Datum *values, bool *nulls, int i, int64 t)
+{
+	values[i] = TimestampTzGetDatum((TimestampTz) t);
+	nulls[i] = t == 0;
+}
+
+/* A process's statement: its query_id (NULL: none), its text (NULL unless kept) */
+static void
+put_query_id(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	values[i] = Int64GetDatum(p->query_id);
+	nulls[i] = p->query_id == 0;
+}
+
+static void
+put_query(Datum *values, bool *nulls, int i, const history_process *p)
+{
+	if (procmem_keep_statement_text)
+		FIELD(values, nulls, i, p->query);
+	else
+		nulls[i] = true;
+}
+
+/* The columns of one process entry, from i on; returns the next column */
+static int
+put_process(Datum *values, bool *nulls, int i, const history_entry *e)
+{
+	const history_process *p = &e->u.proc;
+	/* the bigint columns, in order */
+	const int64 bytes[] = {p->overhead, p->private_anon, p->page_tables, p->rss, p->swap,
+		p->context_bytes};
+
+	values[i++] = Int32GetDatum(e->pid);
+	FIELD(values, nulls, i++, p->backend_type);
+	FIELD(values, nulls, i++, p->datname);
+	FIELD(values, nulls, i++, p->usename);
+	FIELD(values, nulls, i++, p->application_name);
+	FIELD(values, nulls, i++, p->state);
+	put_query_id(values, nulls, i++, p);
+	put_query(values, nulls, i++, p);
+	values[i] = Int32GetDatum(p->leader_pid);
+	nulls[i++] = p->leader_pid == 0;
+	put_time(values, nulls, i++, p->backend_start);
+	put_time(values, nulls, i++, p->query_start);
+	for (int k = 0; k < lengthof(bytes); k++)
+		put_int8(values, nulls, i++, bytes[k]);
+	put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
+	return i;
+}
+
+/* The columns of one system entry, from i on; returns the next column */
+static int
+put_system(Datum *values, bool *nulls, int i, const history_entry *e)
+{
+	const history_system *s = &e->u.sys;
+	/* the bigint columns, in order */
+	const int64 figures[] = {s->mem_total, s->mem_available, s->swap_used, s->page_tables,
+		s->hugepages_total, s->hugepages_free, s->cgroup_usage, s->cgroup_limit,
+		s->cgroup_oom_kills, s->connections};
+
+	put_time(values, nulls, i++, s->run_started);
+	values[i++] = Int32GetDatum(s->processes);
+	for (int k = 0; k < lengthof(figures); k++)
+		put_int8(values, nulls, i++, figures[k]);
+	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
+	return i;
+}
+
+/*
+ * The rows of one of the history's functions: one per entry of the kind,
+ * oldest first: its sample's number and time, then what put() puts (ncols
+ * columns in all).
+ */
+static Datum
+history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
+			 history_kind kind, int (*put) (Datum *, bool *, int, const history_entry *))
+{
+	ReturnSetInfo *rsinfo;
+	history_cursor cursor;
+	history_entry *chunk;
+	uint32		n;
+	int64		sample = 0;		/* the number of the sample being read */
+	MemoryContext rows_cxt, old_cxt;
+
+	Assert(ncols <= ENTRY_MAX_NCOLS);
+	if ((rsinfo = history_srf(fcinfo, shapes, nshapes)) == NULL)
+		return (Datum) 0;
+	chunk = palloc(sizeof(history_entry) * CHUNK);
+	/* a chunk's texts, freed once its rows are in the result set */
+	rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_procmem history rows",
+									 ALLOCSET_DEFAULT_SIZES);
+	old_cxt = MemoryContextSwitchTo(rows_cxt);
+	history_cursor_open(&cursor);
+	while ((n = history_cursor_read(&cursor, chunk, CHUNK, kind == HISTORY_SYSTEM)) > 0)
+	{
+		for (uint32 k = 0; k < n; k++)
+		{
+			Datum		values[ENTRY_MAX_NCOLS];
+			bool		nulls[ENTRY_MAX_NCOLS];
+			int			i = 0;
+
+			if (chunk[k].kind == HISTORY_SYSTEM)
+				sample = chunk[k].u.sys.sample;
+			if (chunk[k].kind != kind)
+				continue;
+			memset(nulls, 0, sizeof(nulls));
+			values[i++] = Int64GetDatum(sample);
+			values[i++] = TimestampTzGetDatum(chunk[k].sampled_at);
+			i = put(values, nulls, i, &chunk[k]);
+			Assert(i == ncols);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		MemoryContextReset(rows_cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextSwitchTo(old_cxt);
+	MemoryContextDelete(rows_cxt);
+	pfree(chunk);
+	return (Datum) 0;
+}
+
+/* pg_procmem_history_processes(missing_ok) - every process at every sample */
+Datum
+pg_procmem_history_processes(PG_FUNCTION_ARGS)
+{
+	return history_rows(fcinfo, history_processes_shapes, lengthof(history_processes_shapes),
+						HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESS, put_process);
+}
+
+/* pg_procmem_history_system(missing_ok) - the system entry of every sample */
+Datum
+pg_procmem_history_system(PG_FUNCTION_ARGS)
+{
+	return history_rows(fcinfo, history_system_shapes, lengthof(history_system_shapes),
+						HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM, put_system);
+}
+
+static const char *
+how_text(int how)
+{
+	switch (how)
+	{
+		case HOW_POSTMASTER_LOG:
+			return "postmaster log";
+		case HOW_GUESS_OOM_SCORE:
+			return "guess: highest oom_score at the last sample";
+		case HOW_UNCLEAN_STOP:
+			return "unclean stop";
+	}
+	return "unknown";
+}
+
+/* The arrays of the largest overheads at the last sample: pids, types, bytes */
+static void
+put_top(Datum *values, bool *nulls, int i, const history_crash *c)
+{
+	Datum		pids[HISTORY_TOP], types[HISTORY_TOP], bytes[HISTORY_TOP];
+	int			n = 0;
+
+	for (; n < HISTORY_TOP && c->top_pid[n] != 0; n++)
+	{
+		bool		null;
+
+		pids[n] = Int32GetDatum(c->top_pid[n]);
+		/* a fixed field, as put_field reads it: NUL or not, valid text only */
+		put_field(&types[n], &null, 0, c->top_type[n], sizeof(c->top_type[n]));
+		if (null)
+			types[n] = CStringGetTextDatum("");
+		bytes[n] = Int64GetDatum(c->top_overhead[n]);
+	}
+	values[i] = build_array(pids, n, INT4OID);
+	values[i + 1] = build_array(types, n, TEXTOID);
+	values[i + 2] = build_array(bytes, n, INT8OID);
+}
+
+/* pg_procmem_crash_log(missing_ok) - the crash restarts the history saw */
+Datum
+pg_procmem_crash_log(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo;
+	history_crash *c;
+	uint32		nc;
+
+	if ((rsinfo = history_srf(fcinfo, crash_log_shapes, lengthof(crash_log_shapes))) == NULL)
+		return (Datum) 0;
+	c = crashes_copy(&nc);
+	for (uint32 k = 0; k < nc; k++)
+	{
+		Datum		values[CRASH_LOG_NCOLS_V1_2];
+		bool		nulls[CRASH_LOG_NCOLS_V1_2];
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(c[k].number);
+		values[i++] = TimestampTzGetDatum(c[k].crashed_at);
+		values[i++] = CStringGetTextDatum(how_text(c[k].how));
+		/* a guess is never given as the killed process */
+		values[i] = Int32GetDatum(c[k].killed_pid);
+		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_POSTMASTER_LOG;
+		values[i] = Int32GetDatum(c[k].killed_pid);
+		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_GUESS_OOM_SCORE;
+		values[i] = Int32GetDatum(c[k].signal);
+		nulls[i++] = c[k].signal == 0;
+		values[i] = Int32GetDatum(c[k].exit_code);
+		nulls[i++] = c[k].exit_code < 0;
+		FIELD(values, nulls, i++, c[k].logged);
+		values[i] = Int64GetDatum(c[k].oom_kills_after - c[k].oom_kills_before);
+		nulls[i++] = c[k].oom_kills_before < 0 || c[k].oom_kills_after < c[k].oom_kills_before;
+		put_time(values, nulls, i++, c[k].last_sample_at);
+		values[i] = Float8GetDatum((c[k].crashed_at - c[k].last_sample_at) / 1000000.0);
+		nulls[i++] = c[k].last_sample_at == 0;
+		if (c[k].killed.kind == HISTORY_PROCESS)
+		{
+			/* the killed process at its last sample */
+			const history_process *p = &c[k].killed.u.proc;
+
+			values[i++] = TimestampTzGetDatum(c[k].killed.sampled_at);
+			FIELD(values, nulls, i++, p->backend_type);
+			put_query(values, nulls, i++, p);
+			put_query_id(values, nulls, i++, p);
+			put_time(values, nulls, i++, p->query_start);
+			put_int8(values, nulls, i++, p->overhead);
+			put_int8(values, nulls, i++, p->context_bytes);
+			put_int8(values, nulls, i++, p->page_tables);
+			put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
+		}
+		else
+			for (int j = 0; j < 9; j++)
+				nulls[i++] = true;
+		put_top(values, nulls, i, &c[k]);
+		i += 3;
+		Assert(i == CRASH_LOG_NCOLS_V1_2);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(c);
+	return (Datum) 0;
+}

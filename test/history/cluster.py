@@ -1,0 +1,222 @@
+"""The throwaway cluster the history tests stop, start, crash and damage, and
+what they read of it: its log, its history file, its processes' /proc
+(shared by test/history/*.py; standard library only).
+
+The environment: PG_BIN, CLUSTER_DIR (the cluster in CLUSTER_DIR/data, its
+log in CLUSTER_DIR/server.log), SERVER_OPTS (the -c options that start it:
+port, socket directory), PG_LIBPATH (LD_LIBRARY_PATH for pg_ctl), and the
+libpq variables for psql."""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from tap import value, execute  # noqa: E402
+
+PG_BIN = os.environ["PG_BIN"]
+CLUSTER = os.environ["CLUSTER_DIR"]
+DATA = os.path.join(CLUSTER, "data")
+LOG = os.path.join(CLUSTER, "server.log")
+OPTS = os.environ.get("SERVER_OPTS", "")
+STAT_TMP = os.path.join(DATA, "pg_stat_tmp")
+HFILE = os.path.join(STAT_TMP, "pg_procmem.history")
+HTMP = HFILE + ".tmp"
+ENTRY = 608                     # sizeof(history_entry): the format
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..")
+# the interval goes in postgresql.auto.conf: a command-line setting would
+# hide the ones made with ALTER SYSTEM
+PRELOAD = "-c shared_preload_libraries=pg_procmem -c log_line_prefix='%m [%p] '"
+
+
+def pg_ctl(*args, env=None, prefix=()):
+    e = {"LD_LIBRARY_PATH": os.environ.get("PG_LIBPATH", "")}
+    e.update(env or {})
+    subprocess.run(list(prefix) + ["runuser", "-u", "postgres", "--", "env"] +
+                   ["%s=%s" % kv for kv in e.items()] +
+                   [os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG, "-w", "-t", "60"] + list(args),
+                   check=True, capture_output=True)
+
+
+def start(extra="", env=None, prefix=()):
+    pg_ctl("start", "-o", " ".join([OPTS, PRELOAD, extra]), env=env, prefix=prefix)
+
+
+def stop(mode="fast"):
+    pg_ctl("stop", "-m", mode)
+
+
+def running():
+    return os.path.exists(os.path.join(DATA, "postmaster.pid"))
+
+
+def log_size():
+    """Where the server's log is now: its length, and the collector's files'."""
+    return {p: os.path.getsize(p) if os.path.exists(p) else 0 for p in log_files()}
+
+
+def log_files():
+    d = os.path.join(DATA, "log")
+    extra = [os.path.join(d, f) for f in sorted(os.listdir(d))] if os.path.isdir(d) else []
+    return [LOG] + extra
+
+
+def log_since(mark):
+    """What the log (and the collector's files) got since log_size() said mark."""
+    out = []
+    for p in filter(os.path.exists, log_files()):
+        with open(p, errors="replace") as f:
+            f.seek(mark.get(p, 0) if isinstance(mark, dict) else 0)
+            out.append(f.read())
+    return "".join(out)
+
+
+def history_lines(text):
+    """The LOG lines (not their DETAIL or HINT) about the memory history."""
+    return [l for l in text.splitlines() if " LOG:  " in l and ("memory history" in l or "pg_procmem.history" in l)]
+
+
+def samples():
+    return int(value("SELECT count(*) FROM pg_procmem_history_system"))
+
+
+def newest():
+    return int(value("SELECT coalesce(max(sample), 0) FROM pg_procmem_history_system"))
+
+
+def wait_until(cond, timeout=30, step=0.2):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if cond():
+                return True
+        except (subprocess.CalledProcessError, OSError, ValueError, TypeError):
+            pass                        # the server is (re)starting
+        time.sleep(step)
+    return False
+
+
+def grows(timeout=15):
+    """A new sample arrives: the sampler runs."""
+    try:
+        n = newest()
+    except subprocess.CalledProcessError:
+        n = 0
+    return wait_until(lambda: newest() > n, timeout)
+
+
+def session(sql, appname="history-test", user=None):
+    """A psql session that runs sql, then waits on its input."""
+    env = dict(os.environ, PGAPPNAME=appname)
+    if user:
+        env["PGUSER"] = user
+    p = subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-q", "-o", "/dev/null"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         text=True, env=env)
+    p.stdin.write(sql + "\n")
+    p.stdin.flush()
+    return p
+
+
+def end_sessions(prefix):
+    """Ends the backends of the test's sessions whose application_name starts so."""
+    execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE '%s%%'" % prefix)
+
+
+def close(p):
+    try:
+        p.stdin.close()
+    except OSError:
+        pass
+    try:
+        p.wait(30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
+def pid_of(appname):
+    v = value("SELECT pid FROM pg_stat_activity WHERE application_name = '%s'" % appname)
+    return int(v) if v else None
+
+
+def sampler_pid():
+    v = value("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_procmem sampler'")
+    return int(v) if v else None
+
+
+def postmaster_pid():
+    with open(os.path.join(DATA, "postmaster.pid")) as f:
+        return int(f.readline())
+
+
+def proc_fields(path):
+    """A /proc file of "Key: value" lines, as ints where they are (kB as bytes)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            parts = v.split()
+            if parts and parts[0].isdigit():
+                out[k] = int(parts[0]) * (1024 if parts[1:2] == ["kB"] else 1)
+    return out
+
+
+def own_io(pid):
+    """A process's own I/O: /proc/PID/task/PID/io (the process-wide file adds
+    what the children it reaped read)."""
+    return proc_fields("/proc/%d/task/%d/io" % (pid, pid))
+
+
+def crash(appname="history-victim", wait_back=True):
+    """kill -9 of a backend running a long query; waits for the crash
+    restart to end (and for the sampler to be back). Returns the pid."""
+    victim = session("SELECT pg_sleep(60), 'history victim marker';", appname)
+    wait_until(lambda: pid_of(appname))
+    pid = pid_of(appname)
+    os.kill(pid, 9)
+    close(victim)
+    if wait_back:
+        wait_until(lambda: sampler_pid() is not None and pid_of(appname) is None, 60)
+    return pid
+
+
+def as_postgres(*cmd):
+    subprocess.run(["runuser", "-u", "postgres", "--"] + list(cmd), check=True, capture_output=True)
+
+
+_histfile = None
+
+
+def histfile(*args):
+    """test/history/histfile (built once with the extension's codec): its output."""
+    global _histfile
+    if _histfile is None:
+        d = tempfile.mkdtemp(prefix="histfile.")
+        _histfile = os.path.join(d, "histfile")
+        subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I", os.path.join(REPO, "src"), "-o", _histfile,
+                        os.path.join(HERE, "histfile.c"), os.path.join(REPO, "src", "history_format.c")],
+                       check=True)
+        os.chmod(d, 0o755)
+    return subprocess.run([_histfile] + [str(a) for a in args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def write_history(path, samples_, processes, *more):
+    """A valid history file at path, owned by postgres (histfile write)."""
+    histfile("write", path, samples_, processes, *more)
+    os.chown(path, *postgres_ids())
+
+
+def check_history(path, capacity):
+    """What loading path into a ring of capacity entries finds (histfile check)."""
+    out = histfile("check", path, capacity)
+    return {k: (int(v) if v.lstrip("-").isdigit() else v)
+            for k, _, v in (l.partition(" ") for l in out.splitlines())}
+
+
+def postgres_ids():
+    import pwd
+    pw = pwd.getpwnam("postgres")
+    return pw.pw_uid, pw.pw_gid

@@ -1,0 +1,355 @@
+"""The memory history's file under attack (TAP): no file can stop a start or
+a crash restart, slow one down, or make pg_procmem follow it elsewhere.
+
+Run as root by scripts/test against a throwaway cluster of its own, which it
+stops, starts and crashes, putting in the file's place: a damaged file,
+another version's, garbage, a FIFO, a symbolic link, a directory, a 10 GB
+sparse file, a 401 MB file under a memory cgroup ($HISTORY_CGROUP, where
+cgroups can be made) and under ulimit -v; an unwritable and a symlinked
+pg_stat_tmp; and a rewrite stopped after each of its writes.
+
+    PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' [HISTORY_CGROUP=...] python3 test/history/files.py
+"""
+import os
+import shutil
+import struct
+import subprocess
+import time
+
+from cluster import (CLUSTER, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,
+                     history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of, session, close,
+                     proc_fields, own_io, crash, as_postgres, write_history, check_history, postgres_ids)
+from tap import ok, skip, done, value, execute, PSQL
+
+CGROUP = os.environ.get("HISTORY_CGROUP", "")
+MB = 1 << 20
+
+
+def restart(extra=""):
+    stop()
+    start(extra)
+    wait_until(lambda: sampler_pid() is not None)
+
+
+def crash_back():
+    """A crash restart; true when the server and its sampler came back."""
+    crash()
+    return wait_until(lambda: sampler_pid() is not None and value("SELECT 1") == "1", 60)
+
+
+def replaced(at, expect, name):
+    """The server started with the thing at the file's name: one LOG line
+    saying so, the sampler works, a good file is there now."""
+    ok(grows(), "%s: the server starts and the sampler works" % name)
+    lines = history_lines(log_since(at))
+    ok(len(lines) == 1 and expect in lines[0], "... one LOG line says what was wrong", lines)
+    wait_until(lambda: os.path.isfile(HFILE) and not os.path.islink(HFILE))
+    with open(HFILE, "rb") as f:
+        head = f.read(8)
+    ok(not os.path.islink(HFILE) and head[:4] == b"PMHS" and head[4:8] == struct.pack("<I", 1),
+       "... and a regular file of ours is written in its place")
+
+
+def damaged(name, damage, expect):
+    """Stops, damages the file, starts."""
+    stop()
+    with open(HFILE, "rb") as f:
+        good = f.read()
+    with open(HFILE, "wb") as f:
+        f.write(damage(good))
+    at = log_size()
+    start()
+    replaced(at, expect, name)
+
+
+def hostile_contents():
+    damaged("a truncated file", lambda b: b[:len(b) - 100], "is cut short")
+    damaged("garbage appended", lambda b: b + b"\0" * (8 << 20), "is damaged")
+    damaged("a garbage file", lambda b: os.urandom(len(b)), "is not a memory history file")
+    damaged("a future version's file", lambda b: b[:4] + struct.pack("<I", 99) + b[8:], "another version")
+
+
+def hostile_things():
+    """Not a regular file at the file's name: never opened, never followed."""
+    stop()
+    os.unlink(HFILE)
+    as_postgres("mkfifo", HFILE)
+    at = log_size()
+    start()                             # must not wait for a writer
+    replaced(at, "which was not a regular file", "a FIFO")
+
+    # a symbolic link to a file outside the data directory
+    outside = os.path.join(CLUSTER, "outside")
+    with open(outside, "wb") as f:
+        f.write(b"not pg_procmem's\n")
+    os.chown(outside, *postgres_ids())
+    stop()
+    os.unlink(HFILE)
+    os.symlink(outside, HFILE)
+    os.lchown(HFILE, *postgres_ids())
+    at = log_size()
+    start()
+    replaced(at, "which was not a regular file", "a symbolic link to a file outside")
+    os.unlink(HFILE)
+    os.symlink(outside, HFILE)
+    os.lchown(HFILE, *postgres_ids())
+    came_back = crash_back()
+    with open(outside, "rb") as f:
+        body = f.read()
+    ok(came_back and body == b"not pg_procmem's\n" and not os.path.islink(HFILE),
+       "... put back while running, then a crash restart: the file it pointed at is untouched", body)
+
+    # a directory that is not empty: in the way, said once, nothing written
+    stop()
+    os.unlink(HFILE)
+    os.makedirs(os.path.join(HFILE, "keep"))
+    at = log_size()
+    start()
+    ok(grows() and grows(), "a directory at the file's name: the server starts and samples")
+    time.sleep(1)
+    lines = history_lines(log_since(at))
+    written = own_io(sampler_pid())["wchar"]
+    ok(len(lines) == 1 and "in the way of the memory history file" in lines[0] and written < 64 * 1024,
+       "... one LOG line, and no temporary file written meanwhile (%d bytes)" % written, lines)
+    shutil.rmtree(HFILE)
+    ok(wait_until(lambda: os.path.isfile(HFILE)) and "written again" in log_since(at),
+       "... once it is gone, the file is written again")
+
+    # a directory at the temporary file's name
+    stop()
+    os.unlink(HFILE)
+    os.makedirs(os.path.join(HTMP, "keep"))
+    at = log_size()
+    start()
+    grows()
+    lines = history_lines(log_since(at))
+    ok(len(lines) == 1 and HTMP.split("/")[-1] in lines[0],
+       "a directory at the temporary file's name: the one LOG line names that name", lines)
+    shutil.rmtree(HTMP)
+    wait_until(lambda: os.path.isfile(HFILE))
+
+
+def sparse():
+    """10 GB sparse files: ignored after their first bytes."""
+    for name, head, expect in (("a 10 GB sparse file", b"", "is not a memory history file"),
+                               ("a 10 GB sparse file with a good header",
+                                struct.pack("<IIII", 0x53484d50, 1, ENTRY, 0), None)):
+        stop()
+        with open(HFILE, "rb") as f:
+            good_head = f.read(16)
+        with open(HFILE, "wb") as f:
+            f.write(good_head if expect is None else head)
+            f.truncate(10 << 30)
+        at = log_size()
+        start()
+        replaced(at, expect or "is damaged", name)
+        ok(own_io(sampler_pid())["rchar"] < 4 * MB,
+           "... read no more than its first bytes (the sampler read %d bytes in all)"
+           % own_io(sampler_pid())["rchar"])
+
+
+def unwritable():
+    """pg_stat_tmp not writable: said once, naming the temporary file; the
+    minute's wait between tries survives the sampler's restart."""
+    stop()
+    os.unlink(HFILE)
+    os.chmod(STAT_TMP, 0o500)
+    try:
+        at = log_size()
+        start()
+        ok(grows(), "pg_stat_tmp not writable: the server starts and samples")
+        lines = history_lines(log_since(at))
+        ok(len(lines) == 1 and "could not create memory history file" in lines[0] and ".tmp" in lines[0],
+           "... one LOG line, naming the temporary file it could not create", lines)
+        old = sampler_pid()
+        execute("SELECT pg_terminate_backend(%d)" % old)
+        wait_until(lambda: sampler_pid() not in (None, old))
+        os.chmod(STAT_TMP, 0o700)
+        grows()
+        time.sleep(2)
+        ok(not os.path.exists(HFILE) and len(history_lines(log_since(at))) == 1,
+           "... writable again, a restarted sampler still waits out the minute since the failure")
+    finally:
+        os.chmod(STAT_TMP, 0o700)
+    restart()
+    wait_until(lambda: os.path.isfile(HFILE))
+
+
+def symlinked_dir():
+    """pg_stat_tmp a symbolic link to another directory (a tmpfs, say): it works."""
+    elsewhere = os.path.join(CLUSTER, "stat_tmp_elsewhere")
+    stop()
+    shutil.move(STAT_TMP, elsewhere)
+    os.symlink(elsewhere, STAT_TMP)
+    os.lchown(STAT_TMP, *postgres_ids())
+    try:
+        at = log_size()
+        start()
+        grows()
+        before = samples()
+        came_back = crash_back()
+        ok(came_back and samples() >= before and os.path.isfile(os.path.join(elsewhere, "pg_procmem.history"))
+           and not history_lines(log_since(at)),
+           "pg_stat_tmp a symbolic link: the file is written through it, a crash restart loads it, nothing said")
+    finally:
+        stop()
+        os.unlink(STAT_TMP)
+        shutil.move(elsewhere, STAT_TMP)
+        start()
+
+
+def cgroup_file(name, text):
+    path = os.path.join(CGROUP, name)
+    if os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def memory_limit(limit):
+    """The cgroup's memory limit, swap included (None: no limit); v2 or v1,
+    in the order the kernel accepts."""
+    if os.path.exists(os.path.join(CGROUP, "memory.max")):
+        cgroup_file("memory.max", str(limit) if limit else "max")
+        cgroup_file("memory.swap.max", "0" if limit else "max")
+    elif limit:
+        cgroup_file("memory.limit_in_bytes", str(limit))
+        cgroup_file("memory.memsw.limit_in_bytes", str(limit))
+    else:
+        cgroup_file("memory.memsw.limit_in_bytes", "-1")
+        cgroup_file("memory.limit_in_bytes", "-1")
+
+
+def bounded_reads(size):
+    """Reading the history costs what the read returns, whatever the ring's
+    size: a server whose every process has 64 MB of address space beyond
+    what a backend maps reads every system row and every process row of the
+    256 MB ring (the rows spill to a temporary file past work_mem)."""
+    app = "history-reader"
+    p = session("SELECT 1;", app)
+    wait_until(lambda: pid_of(app))
+    mapped = proc_fields("/proc/%d/status" % pid_of(app))["VmSize"]
+    close(p)
+    stop()
+    start(size, prefix=("prlimit", "--as=%d" % (mapped + 64 * MB), "--"))
+    wait_until(lambda: samples() > 4000, 60)
+    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                        "-c", "SELECT count(*) FROM pg_procmem_history_system",
+                        "-c", "SELECT count(*) FROM pg_procmem_history"], capture_output=True, text=True)
+    counts = r.stdout.split()
+    ok(r.returncode == 0 and len(counts) == 2 and int(counts[0]) > 4000 and int(counts[1]) > 400000,
+       "with 64 MB of address space to spare, a backend reads the whole 256 MB ring: %s system rows, %s "
+       "process rows" % tuple((counts + ["?", "?"])[:2]), r.stderr)
+
+
+def big_file():
+    """A 401 MB file (1.49 times a 256 MB ring, what the sampler itself
+    reaches before a rewrite): the postmaster never reads it, and its memory
+    and a crash restart do not depend on it; under a 600 MB memory cgroup and
+    under ulimit -v 640 MB the server starts and restarts after a crash."""
+    size = "-c pg_procmem.history_size=256MB"
+    stop()
+    os.unlink(HFILE)
+    start(size)
+    crash_back()
+    base_hwm = proc_fields("/proc/%d/status" % postmaster_pid())["VmHWM"]
+
+    stop()
+    write_history(HFILE, 6530, 100)     # 6,530 samples of 101 entries: 401 MB
+    file_size = os.path.getsize(HFILE)
+    limit = ("prlimit", "--as=%d" % (640 * MB), "--")
+    at = log_size()
+    start(size, prefix=limit)
+    pm = postmaster_pid()
+    ok(wait_until(lambda: samples() > 4000, 60),
+       "a %d MB file, ulimit -v 640 MB: the server starts, the sampler loads it (%s samples)"
+       % (file_size // MB, samples()))
+    read_before = own_io(pm)["rchar"]
+    came_back = crash_back()
+    read = own_io(pm)["rchar"] - read_before
+    hwm = proc_fields("/proc/%d/status" % pm)["VmHWM"]
+    ok(came_back and wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes") != "0"),
+       "... and restarts after a crash, whose row is written")
+    ok(read <= 64 * 1024, "... the postmaster read %d bytes over the crash restart (at most 64 kB)" % read)
+    ok(hwm - base_hwm <= MB, "... its peak memory is %d kB, %d kB more than with no file (at most 1 MB)"
+       % (hwm // 1024, (hwm - base_hwm) // 1024))
+    ok(not [l for l in log_since(at).splitlines() if "out of memory" in l or "FATAL" in l and "recovery" not in l],
+       "... no out of memory, no FATAL")
+    bounded_reads(size)
+
+    if not CGROUP:
+        skip(1, "no memory cgroup could be made here")
+    else:
+        stop()
+        write_history(HFILE, 6530, 100)
+        with open(os.path.join(CGROUP, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        memory_limit(600 * MB)
+        try:
+            start(size)
+            loaded = wait_until(lambda: samples() > 4000, 60)
+            came_back = crash_back()
+            ok(loaded and came_back and value("SELECT 1") == "1",
+               "the same file in a 600 MB memory cgroup without swap: the server starts, loads it and "
+               "restarts after a crash")
+        finally:
+            memory_limit(None)
+    stop()
+    os.unlink(HFILE)
+    start()
+
+
+def stopped_rewrites():
+    """A rewrite stopped after each of its writes (the test-only setting
+    pg_procmem.debug_stop_rewrite_after): the file on disk is whole after
+    every one, and a restart loads it."""
+    stop()
+    start("-c pg_procmem.history_size=256kB -c pg_procmem.sample_interval=100ms")
+    capacity = 256 * 1024 // ENTRY
+    stops, finished, bad = 0, False, []
+    for k in range(1, 12):
+        at = log_size()
+        ino = os.stat(HFILE).st_ino
+        execute("ALTER SYSTEM SET pg_procmem.debug_stop_rewrite_after = %d" % k)
+        execute("SELECT pg_reload_conf()")
+        wait_until(lambda: "stopping in the middle of a rewrite" in log_since(at) or os.stat(HFILE).st_ino != ino,
+                   30, 0.05)
+        if os.stat(HFILE).st_ino != ino and "stopping in the middle" not in log_since(at):
+            finished = True
+            break
+        stops += 1
+        on_disk = check_history(HFILE, capacity)
+        newest_before = on_disk["last"]
+        if on_disk["status"] != "complete" or not os.path.exists(HTMP):
+            bad.append((k, on_disk))
+        execute("ALTER SYSTEM RESET pg_procmem.debug_stop_rewrite_after")
+        stop("immediate")
+        start("-c pg_procmem.history_size=256kB -c pg_procmem.sample_interval=100ms")
+        if not wait_until(lambda: samples() > 0 and
+                          int(value("SELECT min(sample) FROM pg_procmem_history_system")) <= newest_before):
+            bad.append((k, "not loaded", newest_before))
+    execute("ALTER SYSTEM RESET pg_procmem.debug_stop_rewrite_after")
+    execute("SELECT pg_reload_conf()")
+    ok(stops >= 2 and finished and not bad,
+       "a rewrite stopped after each of its %d writes: the file whole on disk each time, loaded by the next start"
+       % stops, bad)
+    restart()
+
+
+def main():
+    start()
+    execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
+    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '500ms'")
+    execute("SELECT pg_reload_conf()")
+    grows()
+    hostile_contents()
+    hostile_things()
+    sparse()
+    unwritable()
+    symlinked_dir()
+    stopped_rewrites()
+    big_file()
+    stop()
+    done()
+
+
+main()
