@@ -367,11 +367,16 @@ report_load(const history_load_result *r, uint64 size)
 					 errdetail("It will be replaced.")));
 			break;
 		case HF_SHORT:
+			ereport(LOG,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("memory history file \"%s\" is cut short", HISTORY_FILE),
+					 errdetail("%u samples and %u crash rows before that were loaded; it will be written anew.",
+							   r->samples_loaded, r->crashes)));
+			break;
 		case HF_CORRUPT:
 			ereport(LOG,
 					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("memory history file \"%s\" is %s", HISTORY_FILE,
-							r->status == HF_SHORT ? "cut short" : "damaged"),
+					 errmsg("memory history file \"%s\" is damaged", HISTORY_FILE),
 					 errdetail("%u samples and %u crash rows before that were loaded; it will be written anew.",
 							   r->samples_loaded, r->crashes)));
 			break;

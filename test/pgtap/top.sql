@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 CREATE EXTENSION IF NOT EXISTS dblink;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(15);
+SELECT plan(20);
 
 -- a session idle in a transaction, for the clipped state
 SELECT dblink_connect('idle_tx', pg_temp.connstr());
@@ -68,6 +68,11 @@ SELECT is(pg_procmem_clip(repeat(U&'\65E5', 30), 10), repeat(U&'\65E5', 4) || '~
 	'clip: wide characters count two columns (4 of them and ~ in 10)');
 SELECT is(pg_procmem_clip(E'a\u0001b', 10), 'a b', 'clip: a control character is a space');
 SELECT is(pg_procmem_clip(NULL, 10), NULL, 'clip: NULL is NULL');
+SELECT is(pg_procmem_clip('abcdef', 0), '', 'clip: n = 0 is an empty line, not 6 columns');
+SELECT is(pg_procmem_clip('abcdef', -5), '', 'clip: n < 0 is an empty line too');
+SELECT is(pg_procmem_clip('abc', -2147483648), '', 'clip: the smallest integer n is an empty line, no overflow');
+SELECT is(pg_procmem_clip(U&'\65E5\672C\8A9E', 1), '~', 'clip: a first character wider than n leaves only the ~');
+SELECT is(pg_procmem_clip('ab', 1), '~', 'clip: n = 1 and two columns: the ~ alone');
 
 SELECT * FROM finish();
 ROLLBACK;
