@@ -220,3 +220,26 @@ def postgres_ids():
     import pwd
     pw = pwd.getpwnam("postgres")
     return pw.pw_uid, pw.pw_gid
+
+
+def cgroup_write(cgroup, name, text):
+    """Writes a cgroup's file, where the cgroup has it."""
+    path = os.path.join(cgroup, name)
+    if os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def cgroup_memory_limit(cgroup, limit):
+    """A memory cgroup's limit, swap included (None: no limit): v2's
+    memory.max and memory.swap.max, or v1's limits in the order the kernel
+    accepts (memory+swap may not go below memory)."""
+    if os.path.exists(os.path.join(cgroup, "memory.max")):
+        cgroup_write(cgroup, "memory.max", str(limit) if limit else "max")
+        cgroup_write(cgroup, "memory.swap.max", "0" if limit else "max")
+    elif limit:
+        cgroup_write(cgroup, "memory.limit_in_bytes", str(limit))
+        cgroup_write(cgroup, "memory.memsw.limit_in_bytes", str(limit))
+    else:
+        cgroup_write(cgroup, "memory.memsw.limit_in_bytes", "-1")
+        cgroup_write(cgroup, "memory.limit_in_bytes", "-1")

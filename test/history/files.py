@@ -18,7 +18,8 @@ import time
 
 from cluster import (CLUSTER, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,
                      history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of, session, close,
-                     proc_fields, own_io, crash, as_postgres, write_history, check_history, postgres_ids)
+                     proc_fields, own_io, crash, as_postgres, write_history, check_history, postgres_ids,
+                     cgroup_memory_limit)
 from tap import ok, skip, done, value, execute, PSQL
 
 CGROUP = os.environ.get("HISTORY_CGROUP", "")
@@ -198,27 +199,6 @@ def symlinked_dir():
         start()
 
 
-def cgroup_file(name, text):
-    path = os.path.join(CGROUP, name)
-    if os.path.exists(path):
-        with open(path, "w") as f:
-            f.write(text)
-
-
-def memory_limit(limit):
-    """The cgroup's memory limit, swap included (None: no limit); v2 or v1,
-    in the order the kernel accepts."""
-    if os.path.exists(os.path.join(CGROUP, "memory.max")):
-        cgroup_file("memory.max", str(limit) if limit else "max")
-        cgroup_file("memory.swap.max", "0" if limit else "max")
-    elif limit:
-        cgroup_file("memory.limit_in_bytes", str(limit))
-        cgroup_file("memory.memsw.limit_in_bytes", str(limit))
-    else:
-        cgroup_file("memory.memsw.limit_in_bytes", "-1")
-        cgroup_file("memory.limit_in_bytes", "-1")
-
-
 def bounded_reads(size):
     """Reading the history costs what the read returns, whatever the ring's
     size: a server whose every process has 64 MB of address space beyond
@@ -283,7 +263,7 @@ def big_file():
         write_history(HFILE, 6530, 100)
         with open(os.path.join(CGROUP, "cgroup.procs"), "w") as f:
             f.write(str(os.getpid()))
-        memory_limit(600 * MB)
+        cgroup_memory_limit(CGROUP, 600 * MB)
         try:
             start(size)
             loaded = wait_until(lambda: samples() > 4000, 60)
@@ -292,7 +272,7 @@ def big_file():
                "the same file in a 600 MB memory cgroup without swap: the server starts, loads it and "
                "restarts after a crash")
         finally:
-            memory_limit(None)
+            cgroup_memory_limit(CGROUP, None)
     stop()
     os.unlink(HFILE)
     start()

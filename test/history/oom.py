@@ -12,16 +12,11 @@ The limit is removed at the end.
 import os
 import re
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import PG_BIN, DATA, LOG, cgroup_memory_limit
 from tap import ok, skip, done, rows, value, readme_questions, width
 
-PG_BIN = os.environ["PG_BIN"]
-CLUSTER = os.environ["CLUSTER_DIR"]
-DATA = os.path.join(CLUSTER, "data")
-LOG = os.path.join(CLUSTER, "server.log")
 CGROUP = os.environ.get("OOM_CGROUP", "")
 LIMIT = 3 << 30
 MARKER = "pg_procmem oom test"
@@ -43,22 +38,8 @@ def into_cgroup():
 
 
 def limit(on):
-    """3 GB and no swap (v2: memory.max, memory.swap.max; v1: the memory
-    and memory+swap limits, set in the order the kernel accepts)."""
-    if os.path.exists(cg("memory.max")):
-        write(cg("memory.max"), str(LIMIT) if on else "max")
-        if os.path.exists(cg("memory.swap.max")):
-            write(cg("memory.swap.max"), "0" if on else "max")
-        return
-    memsw = cg("memory.memsw.limit_in_bytes")
-    if on:
-        write(cg("memory.limit_in_bytes"), str(LIMIT))
-        if os.path.exists(memsw):
-            write(memsw, str(LIMIT))
-    else:
-        if os.path.exists(memsw):
-            write(memsw, "-1")
-        write(cg("memory.limit_in_bytes"), "-1")
+    """3 GB and no swap."""
+    cgroup_memory_limit(CGROUP, LIMIT if on else None)
 
 
 def wait_for(cond, timeout):
