@@ -59,6 +59,9 @@ typedef struct crashes_shared
 
 static crashes_shared *crashes = NULL;
 
+/* The most a crash row's number may pass the one before it in a file */
+#define MAX_CRASH_NUMBER_STEP (1 << 20)
+
 static emit_log_hook_type prev_emit_log_hook = NULL;
 
 /*
@@ -188,12 +191,16 @@ crashes_clear(void)
 	LWLockRelease(crashes->lock);
 }
 
-/* Keeps a row: one from the file with its number, a new one numbered next */
+/*
+ * Keeps a row: one from the file with its number, a new one (or one whose
+ * number is not one this code wrote) numbered next
+ */
 static void
 keep_row(history_crash *c)
 {
 	LWLockAcquire(crashes->lock, LW_EXCLUSIVE);
-	if (c->number <= 0)
+	if (c->number <= crashes->last_number ||
+		(int64) c->number > (int64) crashes->last_number + MAX_CRASH_NUMBER_STEP)
 		c->number = crashes->last_number + 1;
 	crashes->last_number = Max(crashes->last_number, c->number);
 	crashes->rows[crashes->nrows++ % MAX_CRASHES] = *c;
@@ -333,7 +340,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 }
 
 int
-crashes_note(bool tail_open, history_crash *rows, int max)
+crashes_note(bool tail_open)
 {
 	int			n = 0;
 	int64		oom_kills;
@@ -356,8 +363,7 @@ crashes_note(bool tail_open, history_crash *rows, int max)
 			make_row(&c, HOW_UNCLEAN_STOP, PgStartTime,
 					 history_ring_entry(last)->u.sys.run_started, NULL, oom_kills);
 			keep_row(&c);
-			if (n < max)
-				rows[n++] = c;
+			n++;
 		}
 	}
 
@@ -371,8 +377,7 @@ crashes_note(bool tail_open, history_crash *rows, int max)
 		make_row(&c, seen->logged ? HOW_POSTMASTER_LOG : HOW_GUESS_OOM_SCORE,
 				 seen->crashed_at, seen->run_started, seen, oom_kills);
 		keep_row(&c);
-		if (n < max)
-			rows[n++] = c;
+		n++;
 	}
 	crashes->noted = true;
 	return n;

@@ -31,10 +31,9 @@ extern void crashes_add(const history_crash *c);
  * have yet, and for a previous server's last run that ended without a
  * clean stop (tail_open: the file's last sample is followed by neither a
  * stop nor a crash row), each made from the ring's samples of the run that
- * ended. They join the list, and are copied into rows (at most max, oldest
- * first) for the file; returns how many.
+ * ended, joins the list. Returns how many.
  */
-extern int	crashes_note(bool tail_open, history_crash *rows, int max);
+extern int	crashes_note(bool tail_open);
 
 /* --- readers -------------------------------------------------------------- */
 

@@ -18,9 +18,13 @@
  * is followed. A write never leaves less free space on the file's
  * filesystem than a margin the server keeps for itself; a write that fails
  * is tried again a minute later at the earliest, by whichever sampler runs
- * then (the state is in shared memory). Appends are not fsync'ed (the
- * kernel keeps what a killed process wrote); a rewrite is, before and after
- * its rename.
+ * then (the state is in shared memory). Appends need no fsync (the kernel
+ * keeps what a killed process wrote), but the file is synced every 8 MB
+ * written, so that a crash restart, whose startup process fsyncs the data
+ * directory, never waits for much of it; a rewrite is synced before and
+ * after its rename. A sampler whose postmaster died stops at once, even in
+ * the middle of a load or a rewrite: it must not hold the server's shared
+ * memory while a new postmaster tries to start.
  */
 #include "compat.h"
 
@@ -35,6 +39,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "storage/shmem.h"
 
 #include "crashes.h"
@@ -50,6 +55,16 @@
 /* After a write failed, the next try is a minute later at the earliest */
 #define RETRY_US			(60 * USECS_PER_SEC)
 
+/*
+ * At most this much of the file is ever dirty in the page cache: after a
+ * crash the startup process fsyncs every file of the data directory before
+ * the server is ready, and it must not wait for the history's.
+ */
+#define SYNC_EVERY			((uint64) 8 << 20)
+
+/* The file outgrows its bound past 1.5 times the ring, or the ring and this */
+#define BOUND_SLACK			((uint64) 4 << 20)
+
 /* A rewrite's batch: records gathered into one writev() */
 #define BATCH_IOV			64
 #define BATCH_BYTES			(256 * 1024)
@@ -63,6 +78,7 @@ typedef struct file_shared
 	uint64		dev;
 	uint64		ino;
 	uint64		size;			/* its good length */
+	uint64		unsynced;		/* bytes appended since its last sync */
 	int64		retry_at;		/* monotonic us: no write before, after a failure */
 	bool		said_failure;	/* logged until a write succeeds */
 	bool		said_space;		/* logged until it is written again */
@@ -130,14 +146,88 @@ monotonic_us(void)
 	return (int64) INSTR_TIME_GET_MICROSEC(now);
 }
 
-/* The file's bound: once an append would pass it, the file is rewritten */
+/*
+ * The file's bound: once an append would pass it, the file is rewritten.
+ * 1.5 times the ring, or the ring and BOUND_SLACK for a small ring (whose
+ * every sample would otherwise be a rewrite).
+ */
 static uint64
 file_bound(void)
 {
-	return (uint64) history_ring_bytes() * 3 / 2;
+	uint64		ring = history_ring_bytes();
+
+	return Max(ring * 3 / 2, ring + BOUND_SLACK);
+}
+
+/* Exits at once when the postmaster is gone (see the header comment) */
+static void
+exit_if_orphan(void)
+{
+	if (!PostmasterIsAlive())
+		proc_exit(1);
 }
 
 /* --- trouble -------------------------------------------------------------- */
+
+/*
+ * The free space to leave on the file's filesystem, and what is free there:
+ * where the file shares a filesystem with the data directory or pg_wal, 5%
+ * of it, at least 256 MB and at most 1 GB (the server's own writes need
+ * it); on a filesystem of its own (a tmpfs for pg_stat_tmp), 5%. False when
+ * it cannot be told.
+ */
+static bool
+free_space(uint64 *avail, uint64 *margin)
+{
+	struct statvfs fs;
+	struct stat dir, data, wal;
+	uint64		total;
+	bool		shared;
+
+	if (statvfs(HISTORY_DIR, &fs) != 0 || stat(HISTORY_DIR, &dir) != 0)
+		return false;
+	total = (uint64) fs.f_blocks * fs.f_frsize;
+	*avail = (uint64) fs.f_bavail * fs.f_frsize;
+	shared = (stat(".", &data) == 0 && data.st_dev == dir.st_dev) ||
+		(stat("pg_wal", &wal) == 0 && wal.st_dev == dir.st_dev);
+	*margin = total / 100 * MARGIN_PERCENT;
+	if (shared)
+		*margin = Min(Max(*margin, MARGIN_MIN), MARGIN_MAX);
+	return true;
+}
+
+/* Whether the file's filesystem has less than the margin free */
+static bool
+short_of_space(void)
+{
+	uint64		avail, margin;
+
+	return free_space(&avail, &margin) && avail < margin;
+}
+
+/*
+ * Whether len more bytes leave the margin free on the file's filesystem;
+ * said once in the log when they would not.
+ */
+static bool
+room_for(uint64 len)
+{
+	uint64		avail, margin;
+
+	if (!free_space(&avail, &margin))
+		return true;			/* not known: the write itself will tell */
+	if (avail >= margin && avail - margin >= len)
+		return true;
+	if (!state->said_space)
+		ereport(LOG,
+				(errcode(ERRCODE_DISK_FULL),
+				 errmsg("memory history file \"%s\" is not written: too little free space", HISTORY_FILE),
+				 errdetail("%llu bytes are free where it is; the file leaves at least %llu free for the server.",
+						   (unsigned long long) avail, (unsigned long long) margin),
+				 errhint("The memory history is kept in shared memory only until there is room.")));
+	state->said_space = true;
+	return false;
+}
 
 /*
  * A write failed: the history is kept in shared memory only until one
@@ -148,7 +238,8 @@ static void
 write_failed(failure what, const char *path)
 {
 	int			save = errno;
-	bool		full = save == ENOSPC || save == EDQUOT;
+	/* bytes could not be written for want of space (not an inode, say) */
+	bool		full = (save == ENOSPC || save == EDQUOT) && what == FAILED_WRITE && short_of_space();
 
 	if (!state->said_failure)
 	{
@@ -191,34 +282,6 @@ write_failed(failure what, const char *path)
 		(void) unlink(HISTORY_FILE);
 	state->appendable = false;
 	state->retry_at = monotonic_us() + RETRY_US;
-}
-
-/*
- * Whether len more bytes leave the margin free on the file's filesystem;
- * said once in the log when they would not.
- */
-static bool
-room_for(uint64 len)
-{
-	struct statvfs fs;
-	uint64		total, avail, margin;
-
-	if (statvfs(HISTORY_DIR, &fs) != 0)
-		return true;			/* not known: the write itself will tell */
-	total = (uint64) fs.f_blocks * fs.f_frsize;
-	avail = (uint64) fs.f_bavail * fs.f_frsize;
-	margin = Min(Max(total / 100 * MARGIN_PERCENT, MARGIN_MIN), MARGIN_MAX);
-	if (avail >= margin && avail - margin >= len)
-		return true;
-	if (!state->said_space)
-		ereport(LOG,
-				(errcode(ERRCODE_DISK_FULL),
-				 errmsg("memory history file \"%s\" is not written: too little free space", HISTORY_FILE),
-				 errdetail("%llu bytes are free where it is; the file leaves at least %llu free for the server.",
-						   (unsigned long long) avail, (unsigned long long) margin),
-				 errhint("The memory history is kept in shared memory only until there is room.")));
-	state->said_space = true;
-	return false;
 }
 
 /*
@@ -335,6 +398,7 @@ sink_check(void *arg)
 	/* a shutdown does not wait for the load; the file is as it was */
 	if (ShutdownRequestPending)
 		proc_exit(1);
+	exit_if_orphan();
 	CHECK_FOR_INTERRUPTS();
 }
 
@@ -488,6 +552,7 @@ typedef struct batch
 	int			nrec;
 	size_t		bytes;
 	uint64		written;		/* by the batches so far */
+	uint64		unsynced;		/* of it, since the last sync */
 	int			writes;
 } batch;
 
@@ -496,11 +561,19 @@ batch_flush(batch *bt)
 {
 	if (bt->niov == 0)
 		return true;
+	exit_if_orphan();
 	if (!write_iov(bt->fd, bt->iov, bt->niov))
 		return false;
 	bt->written += bt->bytes;
+	bt->unsynced += bt->bytes;
 	bt->niov = bt->nrec = 0;
 	bt->bytes = 0;
+	if (bt->unsynced >= SYNC_EVERY)
+	{
+		if (pg_fdatasync(bt->fd) != 0)
+			return false;
+		bt->unsynced = 0;
+	}
 	if (debug_stop_rewrite_after > 0 && ++bt->writes == debug_stop_rewrite_after)
 	{
 		ereport(LOG,
@@ -566,6 +639,7 @@ rewrite(void)
 	batch	   *bt;
 	struct stat st;
 	bool		ok;
+	int			failed;
 
 	close_file();
 	state->appendable = false;
@@ -611,27 +685,19 @@ rewrite(void)
 					   first < n ? history_ring_entry(p + first) : NULL,
 					   (n - first) * sizeof(history_entry));
 	}
-	ok = ok && batch_flush(bt);
-	if (!ok)
-		write_failed(FAILED_WRITE, HISTORY_FILE_TMP);
-	else if (pg_fsync(bt->fd) != 0)
-	{
-		ok = false;
-		write_failed(FAILED_SYNC, HISTORY_FILE_TMP);
-	}
-	else if (rename(HISTORY_FILE_TMP, HISTORY_FILE) != 0)
-	{
-		ok = false;
-		write_failed(FAILED_RENAME, HISTORY_FILE_TMP);
-	}
-	if (!ok)
+	failed = !(ok && batch_flush(bt)) ? FAILED_WRITE :
+		pg_fsync(bt->fd) != 0 ? FAILED_SYNC :
+		rename(HISTORY_FILE_TMP, HISTORY_FILE) != 0 ? FAILED_RENAME : -1;
+	if (failed >= 0)
 	{
 		int			save = errno;
 
+		/* the temporary file goes first: its space counts for nothing now */
 		close(bt->fd);
 		ReleaseExternalFD();
-		(void) unlink(HISTORY_FILE_TMP);	/* a full disk gets its space back */
+		(void) unlink(HISTORY_FILE_TMP);
 		errno = save;
+		write_failed((failure) failed, HISTORY_FILE_TMP);
 	}
 	else
 	{
@@ -644,6 +710,7 @@ rewrite(void)
 			state->ino = (uint64) st.st_ino;
 		}
 		state->size = bt->written;
+		state->unsynced = 0;
 		state->appendable = true;
 		if (state->said_failure || state->said_space || state->said_blocked)
 			ereport(LOG,
@@ -691,6 +758,12 @@ history_file_start(void)
 		rewrite();
 }
 
+void
+history_file_rewrite(void)
+{
+	rewrite();
+}
+
 /* Appends one record (see history_file.h) */
 static void
 append(history_record_kind kind, uint32 count, const void *payload, size_t len)
@@ -702,7 +775,7 @@ append(history_record_kind kind, uint32 count, const void *payload, size_t len)
 	{
 		rewrite();
 		if (kind != RECORD_STOP || file_fd < 0)
-			return;				/* the ring or the crash list had it */
+			return;				/* the ring had it */
 	}
 	if (!room_for(sizeof(r) + len))
 	{
@@ -726,18 +799,15 @@ append(history_record_kind kind, uint32 count, const void *payload, size_t len)
 		return;
 	}
 	state->size += sizeof(r) + len;
+	state->unsynced += sizeof(r) + len;
+	if (state->unsynced >= SYNC_EVERY && pg_fdatasync(file_fd) == 0)
+		state->unsynced = 0;
 }
 
 void
 history_file_append_sample(const history_entry *e, uint32 n)
 {
 	append(RECORD_SAMPLE, n, e, sizeof(history_entry) * n);
-}
-
-void
-history_file_append_crash(const history_crash *c)
-{
-	append(RECORD_CRASH, 1, c, sizeof(history_crash));
 }
 
 void

@@ -33,12 +33,17 @@ extern bool history_file_load(void);
 extern void history_file_start(void);
 
 /*
+ * Writes the file anew from the ring and the crash list, now: where new
+ * crash rows must be, first in the file, out of reach of a torn tail.
+ */
+extern void history_file_rewrite(void);
+
+/*
  * Appends a record, first rewriting the file from the ring and the crash
  * list when it would outgrow its bound or could not be written before (a
- * sample or a crash row already in the ring or the list is then in it).
+ * sample already in the ring is then in it).
  */
 extern void history_file_append_sample(const history_entry *e, uint32 n);
-extern void history_file_append_crash(const history_crash *c);
 extern void history_file_append_stop(void);
 
 extern void history_file_close(void);

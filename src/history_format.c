@@ -342,7 +342,8 @@ load_sample(window *w, const history_sink *sink, uint64_t off, const history_rec
 	if (record_crc(crc, r->kind, r->count) != r->crc || !sample_sane(a, na, b, r->count))
 		return HF_CORRUPT;
 	a[0].u.sys.kept = (int32_t) (r->count - 1);
-	if (a[0].u.sys.sample <= *last)
+	/* its own number if it follows, and leaves room to count on; else the next */
+	if (a[0].u.sys.sample <= *last || a[0].u.sys.sample - *last > HISTORY_MAX_NUMBER_STEP)
 		a[0].u.sys.sample = *last + 1;
 	*last = a[0].u.sys.sample;
 	sink->commit(sink->arg, r->count);
@@ -416,6 +417,9 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		off += sizeof(r) + payload;
 	}
 	res.good_end = off;
+	/* how the last run ended is in the part that could not be read */
+	if (res.status != HF_END)
+		res.tail_open = 0;
 
 	/* second pass: the newest samples that fit, into the ring */
 	for (off = sizeof(history_file_header); off < res.good_end;)

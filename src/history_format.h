@@ -41,6 +41,13 @@
 /* The most entries a sample record may have (under 1 GB, even in 32 bits) */
 #define HISTORY_MAX_SAMPLE	(1u << 20)
 
+/*
+ * The most a sample's number may pass the one before it in a file: more is
+ * not a number this code wrote (a sample every millisecond for 30 years is
+ * 2^40), and the loader numbers the sample itself.
+ */
+#define HISTORY_MAX_NUMBER_STEP	((int64_t) 1 << 40)
+
 typedef enum history_kind
 {
 	HISTORY_SYSTEM = 1,			/* the first entry of every sample */
@@ -247,8 +254,9 @@ typedef struct history_load_result
 	uint32_t	crashes;
 	uint64_t	bytes_read;
 	/*
-	 * The last sample that was loaded is followed by neither a clean stop
-	 * nor a crash row: its run ended in a way the file does not tell.
+	 * The file, read to its end, ends with a sample: neither a clean stop
+	 * nor a crash row followed its run, which ended in a way the file does
+	 * not tell. Never set when the file could not be read to its end.
 	 */
 	int			tail_open;
 } history_load_result;

@@ -70,11 +70,12 @@ put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
 
 #define FIELD(values, nulls, i, f) put_field(values, nulls, i, f, sizeof(f))
 
+/* A time, NULL when unknown (0) or not a timestamp (a file can hold anything) */
 static void
 put_time(Datum *values, bool *nulls, int i, int64 t)
 {
 	values[i] = TimestampTzGetDatum((TimestampTz) t);
-	nulls[i] = t == 0;
+	nulls[i] = t == 0 || !IS_VALID_TIMESTAMP(t);
 }
 
 /* A process's statement: its query_id (NULL: none), its text (NULL unless kept) */
@@ -178,7 +179,7 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 				continue;
 			memset(nulls, 0, sizeof(nulls));
 			values[i++] = Int64GetDatum(sample);
-			values[i++] = TimestampTzGetDatum(chunk[k].sampled_at);
+			put_time(values, nulls, i++, chunk[k].sampled_at);
 			i = put(values, nulls, i, &chunk[k]);
 			Assert(i == ncols);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -265,29 +266,31 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int32GetDatum(c[k].number);
-		values[i++] = TimestampTzGetDatum(c[k].crashed_at);
+		put_time(values, nulls, i++, c[k].crashed_at);
 		values[i++] = CStringGetTextDatum(how_text(c[k].how));
 		/* a guess is never given as the killed process */
 		values[i] = Int32GetDatum(c[k].killed_pid);
-		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_POSTMASTER_LOG;
+		nulls[i++] = c[k].killed_pid <= 0 || c[k].how != HOW_POSTMASTER_LOG;
 		values[i] = Int32GetDatum(c[k].killed_pid);
-		nulls[i++] = c[k].killed_pid == 0 || c[k].how != HOW_GUESS_OOM_SCORE;
+		nulls[i++] = c[k].killed_pid <= 0 || c[k].how != HOW_GUESS_OOM_SCORE;
 		values[i] = Int32GetDatum(c[k].signal);
-		nulls[i++] = c[k].signal == 0;
+		nulls[i++] = c[k].signal <= 0;
 		values[i] = Int32GetDatum(c[k].exit_code);
 		nulls[i++] = c[k].exit_code < 0;
 		FIELD(values, nulls, i++, c[k].logged);
 		values[i] = Int64GetDatum(c[k].oom_kills_after - c[k].oom_kills_before);
 		nulls[i++] = c[k].oom_kills_before < 0 || c[k].oom_kills_after < c[k].oom_kills_before;
 		put_time(values, nulls, i++, c[k].last_sample_at);
-		values[i] = Float8GetDatum((c[k].crashed_at - c[k].last_sample_at) / 1000000.0);
-		nulls[i++] = c[k].last_sample_at == 0;
+		/* seconds_since_sample: both times known (crashed_at is column 1) */
+		values[i] = Float8GetDatum(((double) c[k].crashed_at - (double) c[k].last_sample_at) / 1000000.0);
+		nulls[i] = nulls[i - 1] || nulls[1];
+		i++;
 		if (c[k].killed.kind == HISTORY_PROCESS)
 		{
 			/* the killed process at its last sample */
 			const history_process *p = &c[k].killed.u.proc;
 
-			values[i++] = TimestampTzGetDatum(c[k].killed.sampled_at);
+			put_time(values, nulls, i++, c[k].killed.sampled_at);
 			FIELD(values, nulls, i++, p->backend_type);
 			put_query(values, nulls, i++, p);
 			put_query_id(values, nulls, i++, p);

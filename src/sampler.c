@@ -18,6 +18,8 @@
  */
 #include "compat.h"
 
+#include <signal.h>
+
 #include "access/xact.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -82,6 +84,9 @@ typedef struct sample_state
 
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
+
+/* The SIGTERM that ends the loop came from the postmaster: it shuts down */
+static volatile sig_atomic_t stopped_by_postmaster = false;
 
 static const char *
 state_name(BackendState s)
@@ -345,19 +350,18 @@ take_sample(MemoryContext cxt)
 	MemoryContextReset(cxt);
 }
 
-/* Loads the file and writes down the crashes, before the first sample */
+/*
+ * Loads the file and writes down the crashes, before the first sample. New
+ * crash rows get a rewrite, which puts the crash rows first in the file: a
+ * record torn at its end (a machine crash) must not take them along.
+ */
 static void
 start_history(void)
 {
-	history_crash rows[MAX_CRASHES + 1];
-	int			n;
-	bool		tail_open;
-
-	tail_open = history_file_load();
-	history_file_start();
-	n = crashes_note(tail_open, rows, lengthof(rows));
-	for (int i = 0; i < n; i++)
-		history_file_append_crash(&rows[i]);
+	if (crashes_note(history_file_load()) > 0)
+		history_file_rewrite();
+	else
+		history_file_start();
 }
 
 static int64
@@ -369,14 +373,37 @@ monotonic_ms(void)
 	return (int64) INSTR_TIME_GET_MILLISEC(now);
 }
 
+/*
+ * SIGTERM, as SignalHandlerForShutdownRequest, noting who sent it: the
+ * postmaster when the server shuts down, a backend for
+ * pg_terminate_backend() (after which the sampler starts again, and the
+ * run goes on).
+ */
+static void
+sampler_sigterm(int signo, siginfo_t *info, void *context)
+{
+	int			save_errno = errno;
+
+	if (info != NULL && info->si_pid == PostmasterPid)
+		stopped_by_postmaster = true;
+	ShutdownRequestPending = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
 void
 procmem_sampler_main(Datum arg)
 {
 	MemoryContext cxt;
 	int64		next = 0;		/* monotonic ms */
+	struct sigaction term;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	memset(&term, 0, sizeof(term));
+	term.sa_sigaction = sampler_sigterm;
+	term.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&term.sa_mask);
+	sigaction(SIGTERM, &term, NULL);
 	/* pg_cancel_backend() cancels nothing here: it must not end the history */
 	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
@@ -419,8 +446,12 @@ procmem_sampler_main(Datum arg)
 		/* barriers (DROP DATABASE waits for every process to absorb one) */
 		CHECK_FOR_INTERRUPTS();
 	}
-	/* a clean stop: the next start knows the server was not killed */
-	history_file_append_stop();
+	/*
+	 * A clean stop, when the server shuts down: the next start knows it was
+	 * not killed. Ended by pg_terminate_backend(), the run goes on: no stop.
+	 */
+	if (stopped_by_postmaster)
+		history_file_append_stop();
 	history_file_close();
 
 	/*

@@ -132,21 +132,38 @@ COMMENT ON VIEW pg_procmem_crashes IS
 -- held while they ran it (active samples only), largest first. first_seen
 -- and last_seen are the times of its first and last samples, and query the
 -- text of the last (by sample number, not by a clock that may have stepped).
+-- Its memory is work_mem's, whatever the history holds: the rows are read
+-- once into a CTE (a tuplestore), and the first and last of each query_id
+-- found by sorts (DISTINCT ON), which spill past work_mem, not by arrays.
 CREATE VIEW pg_procmem_query_memory AS
-SELECT h.query_id,
-	   pg_catalog.count(*) AS samples,
-	   pg_catalog.count(DISTINCT h.pid) AS backends,
-	   pg_catalog.max(h.overhead) AS max_overhead,
-	   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
-	   pg_catalog.max(h.context_bytes) AS max_context_bytes,
-	   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes,
-	   (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample))[1] AS first_seen,
-	   (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample DESC))[1] AS last_seen,
-	   (pg_catalog.array_agg(h.query ORDER BY h.sample DESC))[1] AS query
-FROM @extschema@.pg_procmem_history AS h
-WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL
-GROUP BY h.query_id
-ORDER BY pg_catalog.max(h.overhead) DESC NULLS LAST, h.query_id;
+WITH h AS MATERIALIZED (
+	SELECT h.query_id, h.sample, h.sampled_at, h.pid, h.overhead, h.context_bytes, h.query
+	FROM @extschema@.pg_procmem_history AS h
+	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
+a AS (
+	SELECT h.query_id,
+		   pg_catalog.count(*) AS samples,
+		   pg_catalog.count(DISTINCT h.pid) AS backends,
+		   pg_catalog.max(h.overhead) AS max_overhead,
+		   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
+		   pg_catalog.max(h.context_bytes) AS max_context_bytes,
+		   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes
+	FROM h
+	GROUP BY h.query_id),
+f AS (
+	SELECT DISTINCT ON (h.query_id) h.query_id, h.sampled_at
+	FROM h
+	ORDER BY h.query_id, h.sample),
+l AS (
+	SELECT DISTINCT ON (h.query_id) h.query_id, h.sampled_at, h.query
+	FROM h
+	ORDER BY h.query_id, h.sample DESC)
+SELECT a.query_id, a.samples, a.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
+	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
+FROM a
+	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
+	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
+ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
 
 COMMENT ON VIEW pg_procmem_query_memory IS
 'memory by query_id, from the history''s samples of the backends running it';

@@ -3,16 +3,18 @@ free space the server needs.
 
 Run as root by scripts/test inside a mount namespace of its own (unshare -m),
 where this test puts the cluster's data directory on a tmpfs of 160 MB, then
-of 400 MB: nothing outside the namespace sees them.
+of 400 MB, and pg_stat_tmp on a tmpfs of its own: nothing outside the
+namespace sees them.
 
     unshare -m --propagation private env PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' \
         python3 test/history/disk.py
 """
 import os
+import shutil
 import subprocess
 
 from cluster import (CLUSTER, DATA, HFILE, start, stop, log_size, log_since, history_lines, wait_until,
-                     grows, session, close, end_sessions, postgres_ids)
+                     grows, session, close, end_sessions, postgres_ids, histfile)
 from tap import ok, done, value, execute
 
 MB = 1 << 20
@@ -101,14 +103,62 @@ def margin():
     stop()
 
 
+def own_filesystem():
+    """pg_stat_tmp a symbolic link to a tmpfs of its own (64 MB, 24 inodes):
+    the margin there is 5%, not the data directory's 256 MB, so the file is
+    written; with its inodes used up, a rewrite cannot create its temporary
+    file, and the file it has is kept (only bytes short of the margin cost
+    the file)."""
+    on_tmpfs(400)
+    stat_tmp = os.path.join(DATA, "pg_stat_tmp")
+    own = os.path.join(CLUSTER, "stat_tmpfs")
+    os.makedirs(own, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,nr_inodes=24,mode=0700", "tmpfs", own], check=True)
+    os.chown(own, *postgres_ids())
+    shutil.rmtree(stat_tmp)
+    os.symlink(own, stat_tmp)
+    at = log_size()
+    start("-c pg_procmem.history_size=64kB -c pg_procmem.sample_interval=100ms")
+    ok(wait_until(lambda: size(HFILE) > 0) and not history_lines(log_since(at)),
+       "pg_stat_tmp on a 64 MB tmpfs of its own: the file is written (the margin there is 5%)")
+    stop()
+    # larger than its bound, so that the next start rewrites it
+    histfile("write", HFILE, 100, 100)
+    os.chown(HFILE, *postgres_ids())
+    before = size(HFILE)
+    fillers = 0
+    try:
+        while True:
+            with open(os.path.join(own, "filler.%d" % fillers), "w"):
+                pass
+            fillers += 1
+    except OSError:
+        pass
+    at = log_size()
+    start("-c pg_procmem.history_size=64kB -c pg_procmem.sample_interval=100ms")
+    grows()
+    grows()
+    lines = [l for l in history_lines(log_since(at)) if "No space left" in l]
+    ok(size(HFILE) == before and len(lines) == 1,
+       "... its inodes used up (%d files): the rewrite cannot create its temporary file, said once, and the "
+       "file it had is kept" % fillers, lines)
+    stop()
+    subprocess.run(["umount", own], check=True)
+    os.unlink(stat_tmp)
+    os.makedirs(stat_tmp, mode=0o700)
+    os.chown(stat_tmp, *postgres_ids())
+
+
 def main():
     try:
         small_disk()
         margin()
+        own_filesystem()
     finally:
         # the mounts end with this namespace; a server left running here would not
         if os.path.exists(os.path.join(DATA, "postmaster.pid")):
             stop("immediate")
+        subprocess.run(["umount", os.path.join(CLUSTER, "stat_tmpfs")], check=False, capture_output=True)
         subprocess.run(["umount", DATA], check=False)
     done()
 

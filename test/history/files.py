@@ -16,11 +16,11 @@ import struct
 import subprocess
 import time
 
-from cluster import (CLUSTER, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,
+from cluster import (CLUSTER, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since, histfile,
                      history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of, session, close,
                      proc_fields, own_io, crash, as_postgres, write_history, check_history, postgres_ids,
                      cgroup_memory_limit)
-from tap import ok, skip, done, value, execute, PSQL
+from tap import ok, skip, done, rows, value, execute, PSQL
 
 CGROUP = os.environ.get("HISTORY_CGROUP", "")
 MB = 1 << 20
@@ -52,7 +52,8 @@ def replaced(at, expect, name):
 
 
 def damaged(name, damage, expect):
-    """Stops, damages the file, starts."""
+    """Stops (cleanly), damages the file, starts: what follows the damage
+    (the clean stop) is not known, so no unclean stop is claimed."""
     stop()
     with open(HFILE, "rb") as f:
         good = f.read()
@@ -61,10 +62,13 @@ def damaged(name, damage, expect):
     at = log_size()
     start()
     replaced(at, expect, name)
+    ok(value("SELECT count(*) FROM pg_procmem_crashes WHERE how_known = 'unclean stop'") == "0",
+       "... and no unclean stop is made up of the part that could not be read")
 
 
 def hostile_contents():
     damaged("a truncated file", lambda b: b[:len(b) - 100], "is cut short")
+    damaged("a file cut in half", lambda b: b[:len(b) // 2 + 123], "is cut short")
     damaged("garbage appended", lambda b: b + b"\0" * (8 << 20), "is damaged")
     damaged("a garbage file", lambda b: os.urandom(len(b)), "is not a memory history file")
     damaged("a future version's file", lambda b: b[:4] + struct.pack("<I", 99) + b[8:], "another version")
@@ -214,11 +218,15 @@ def bounded_reads(size):
     wait_until(lambda: samples() > 4000, 60)
     r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
                         "-c", "SELECT count(*) FROM pg_procmem_history_system",
-                        "-c", "SELECT count(*) FROM pg_procmem_history"], capture_output=True, text=True)
+                        "-c", "SELECT count(*) FROM pg_procmem_history",
+                        "-c", "SELECT samples FROM pg_procmem_query_memory WHERE query_id = 42"],
+                       capture_output=True, text=True)
     counts = r.stdout.split()
-    ok(r.returncode == 0 and len(counts) == 2 and int(counts[0]) > 4000 and int(counts[1]) > 400000,
+    ok(r.returncode == 0 and len(counts) == 3 and int(counts[0]) > 4000 and int(counts[1]) > 400000
+       and int(counts[2]) > 400000,
        "with 64 MB of address space to spare, a backend reads the whole 256 MB ring: %s system rows, %s "
-       "process rows" % tuple((counts + ["?", "?"])[:2]), r.stderr)
+       "process rows, and pg_procmem_query_memory over all of them (%s)" % tuple((counts + ["?"] * 3)[:3]),
+       r.stderr)
 
 
 def big_file():
@@ -281,38 +289,101 @@ def big_file():
 def stopped_rewrites():
     """A rewrite stopped after each of its writes (the test-only setting
     pg_procmem.debug_stop_rewrite_after): the file on disk is whole after
-    every one, and a restart loads it."""
+    every one, and the next start loads it.
+
+    The file is larger than its bound (a 2 MB ring's: 6 MB), so each start
+    rewrites it at once, a batch of records a write; the sampler stops after
+    write k, the server is stopped without shutdown and started with k + 1,
+    until a rewrite ends."""
+    size = "-c pg_procmem.history_size=2MB -c pg_procmem.sample_interval=1h"
+    capacity = 2 * 1024 * 1024 // ENTRY
     stop()
-    start("-c pg_procmem.history_size=256kB -c pg_procmem.sample_interval=100ms")
-    capacity = 256 * 1024 // ENTRY
+    write_history(HFILE, 115, 100)     # 7 MB
+    whole = check_history(HFILE, capacity)
     stops, finished, bad = 0, False, []
-    for k in range(1, 12):
+    for k in range(1, 40):
         at = log_size()
         ino = os.stat(HFILE).st_ino
-        execute("ALTER SYSTEM SET pg_procmem.debug_stop_rewrite_after = %d" % k)
-        execute("SELECT pg_reload_conf()")
-        wait_until(lambda: "stopping in the middle of a rewrite" in log_since(at) or os.stat(HFILE).st_ino != ino,
-                   30, 0.05)
-        if os.stat(HFILE).st_ino != ino and "stopping in the middle" not in log_since(at):
-            finished = True
+        start(size + " -c pg_procmem.debug_stop_rewrite_after=%d" % k)
+        wait_until(lambda: "stopping in the middle of a rewrite" in log_since(at) or
+                   os.stat(HFILE).st_ino != ino, 30, 0.05)
+        if "stopping in the middle" not in log_since(at):
+            finished = os.stat(HFILE).st_ino != ino
             break
         stops += 1
         on_disk = check_history(HFILE, capacity)
-        newest_before = on_disk["last"]
-        if on_disk["status"] != "complete" or not os.path.exists(HTMP):
+        if on_disk != whole or not os.path.exists(HTMP):
             bad.append((k, on_disk))
-        execute("ALTER SYSTEM RESET pg_procmem.debug_stop_rewrite_after")
         stop("immediate")
-        start("-c pg_procmem.history_size=256kB -c pg_procmem.sample_interval=100ms")
-        if not wait_until(lambda: samples() > 0 and
-                          int(value("SELECT min(sample) FROM pg_procmem_history_system")) <= newest_before):
-            bad.append((k, "not loaded", newest_before))
-    execute("ALTER SYSTEM RESET pg_procmem.debug_stop_rewrite_after")
-    execute("SELECT pg_reload_conf()")
-    ok(stops >= 2 and finished and not bad,
-       "a rewrite stopped after each of its %d writes: the file whole on disk each time, loaded by the next start"
-       % stops, bad)
-    restart()
+    loaded = samples()
+    stop()
+    ok(stops >= 3 and finished and not bad and loaded >= whole["samples"],
+       "a rewrite stopped after each of its %d writes: the file whole on disk each time and loaded by the next "
+       "start, until a rewrite ends" % stops, (bad, whole, loaded))
+    os.unlink(HFILE)
+    start()
+
+
+def crafted():
+    """A file whose CRCs hold but whose values no build writes: what it says
+    is kept in bounds, and every view reads."""
+    stop()
+    histfile("craft", HFILE)
+    os.chown(HFILE, *postgres_ids())
+    start()
+    ok(grows() and grows(), "a crafted file: the server starts and samples")
+    r = rows("SELECT max(sample) AS hi, count(*) AS n, (SELECT sample FROM pg_procmem_history_system "
+             "ORDER BY sampled_at DESC NULLS LAST LIMIT 1) AS newest, "
+             "count(*) FILTER (WHERE sampled_at IS NULL) AS no_time FROM pg_procmem_history_system")[0]
+    ok(int(r["hi"]) < 1000 and r["newest"] == r["hi"] and r["no_time"] == "1",
+       "... samples numbered 2^63 - 2 and 5 are renumbered (the newest is the highest: %s), a time out of "
+       "range is NULL" % r["hi"], r)
+    c = rows("SELECT number, how_known, killed_pid, signal, last_sample_at, seconds_since_sample, summary "
+             "FROM pg_procmem_crashes")
+    ok(len(c) == 2 and int(c[0]["number"]) == 1 and c[0]["how_known"] == "unknown" and c[0]["killed_pid"] is None
+       and c[0]["signal"] is None and c[0]["last_sample_at"] is None and c[0]["seconds_since_sample"] is None
+       and int(c[1]["number"]) == 2,
+       "... its crash row, numbered 2^31 - 1, is number 1, and states no pid, signal or time it cannot have; "
+       "the next row is 2", c)
+    stop()
+    os.unlink(HFILE)
+    start()
+
+
+def exited(pid):
+    """Gone, or a zombie nobody has reaped yet (its parent, the postmaster, is dead)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def orphan():
+    """The postmaster killed while its sampler loads a large file: the
+    orphan stops at once, and the next start does not wait for it."""
+    stop()
+    histfile("stops", HFILE, 50000000)  # 800 MB of clean-stop records: seconds to scan
+    os.chown(HFILE, *postgres_ids())
+    start()
+    wait_until(lambda: sampler_pid() is not None, 30, 0.02)
+    spid, pm = sampler_pid(), postmaster_pid()
+    loading = own_io(spid)["rchar"] < os.path.getsize(HFILE)
+    os.kill(pm, 9)
+    t0 = time.time()
+    gone = wait_until(lambda: exited(spid), 10, 0.01)
+    took = time.time() - t0
+    try:
+        start()
+        started = True
+    except subprocess.CalledProcessError:
+        started = False
+    ok(loading and gone and took < 2 and started,
+       "the postmaster killed while the sampler loads a file: the sampler ends in %.2f s and the next start "
+       "works" % took, {"loading": loading, "gone": gone, "started": started})
+    stop()
+    os.unlink(HFILE)
+    start()
 
 
 def main():
@@ -327,6 +398,8 @@ def main():
     unwritable()
     symlinked_dir()
     stopped_rewrites()
+    crafted()
+    orphan()
     big_file()
     stop()
     done()

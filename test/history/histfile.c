@@ -7,7 +7,16 @@
  *       apart from START_US (PostgreSQL microseconds; default 2026-01-01),
  *       of the run RUN_US of the postmaster POSTMASTER_US (defaults: 1, 1),
  *       numbered 1 to SAMPLES, ending with a clean stop. Each process's
- *       query says "histfile sample N".
+ *       query says "histfile sample N " and 200 zeros.
+ *   histfile stops FILE N
+ *       A valid file of N clean-stop records and nothing else: 16 bytes
+ *       a record, the most records a file of its size can hold.
+ *   histfile craft FILE
+ *       A file whose CRCs hold but whose values no build of pg_procmem
+ *       writes: samples numbered 2^63 - 2 and then 5, a sample at a time
+ *       out of any timestamp's range, a crash row numbered 2^31 - 1 with a
+ *       last sample time out of range, a "how" of 77, signal -9 and pid -3;
+ *       it ends with a sample (an unclean stop).
  *   histfile check FILE CAPACITY
  *       Loads FILE into a ring of CAPACITY entries as the sampler would and
  *       prints what it found, one "key value" a line: status, samples,
@@ -26,13 +35,46 @@
 
 #define JAN_2026_US 820454400000000LL	/* 2026-01-01 in PostgreSQL microseconds */
 
+static void
+put_record(FILE *f, history_record_kind kind, uint32_t count, const void *payload, size_t len)
+{
+	history_record r;
+
+	history_record_init(&r, kind, count, history_crc32c(0, payload, len));
+	fwrite(&r, sizeof(r), 1, f);
+	if (len > 0)
+		fwrite(payload, len, 1, f);
+}
+
+static void
+put_sample(FILE *f, int64_t at, int64_t number)
+{
+	history_entry e[3];
+
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < 3; i++)
+		e[i].sampled_at = at;
+	e[0].kind = HISTORY_SYSTEM;
+	e[0].u.sys.sample = number;
+	e[0].u.sys.processes = 2;
+	e[0].u.sys.kept = 2;
+	for (int i = 1; i < 3; i++)
+	{
+		e[i].kind = HISTORY_PROCESS;
+		e[i].pid = 4000 + i;
+		e[i].u.proc.overhead = 1 << 20;
+		strcpy(e[i].u.proc.backend_type, "client backend");
+		strcpy(e[i].u.proc.query, "crafted");
+	}
+	put_record(f, RECORD_SAMPLE, 3, e, sizeof(e));
+}
+
 static int
 write_file(const char *path, long samples, long processes, long long start,
 		   long long run, long long postmaster)
 {
 	FILE	   *f = fopen(path, "wb");
 	history_file_header h;
-	history_record r;
 	history_entry *e = calloc((size_t) processes + 1, sizeof(history_entry));
 
 	if (f == NULL || e == NULL)
@@ -73,15 +115,57 @@ write_file(const char *path, long samples, long processes, long long start,
 			strcpy(p->datname, "postgres");
 			strcpy(p->usename, "histfile");
 			p->query_id = 42;
-			snprintf(p->query, sizeof(p->query), "histfile sample %ld", s + 1);
+			/* a long text, as an application's queries are */
+			snprintf(p->query, sizeof(p->query), "histfile sample %ld %0200d", s + 1, 0);
 		}
-		history_record_init(&r, RECORD_SAMPLE, (uint32_t) n, history_crc32c(0, e, n * sizeof(history_entry)));
-		fwrite(&r, sizeof(r), 1, f);
-		fwrite(e, sizeof(history_entry), n, f);
+		put_record(f, RECORD_SAMPLE, (uint32_t) n, e, n * sizeof(history_entry));
 	}
-	history_record_init(&r, RECORD_STOP, 0, history_crc32c(0, NULL, 0));
-	fwrite(&r, sizeof(r), 1, f);
+	put_record(f, RECORD_STOP, 0, NULL, 0);
 	free(e);
+	return fclose(f) != 0;
+}
+
+static int
+stops_file(const char *path, long n)
+{
+	FILE	   *f = fopen(path, "wb");
+	history_file_header h;
+	history_record r;
+
+	if (f == NULL)
+		return 1;
+	history_file_header_init(&h);
+	fwrite(&h, sizeof(h), 1, f);
+	history_record_init(&r, RECORD_STOP, 0, history_crc32c(0, NULL, 0));
+	for (long i = 0; i < n; i++)
+		fwrite(&r, sizeof(r), 1, f);
+	return fclose(f) != 0;
+}
+
+static int
+craft_file(const char *path)
+{
+	FILE	   *f = fopen(path, "wb");
+	history_file_header h;
+	history_crash c;
+
+	if (f == NULL)
+		return 1;
+	history_file_header_init(&h);
+	fwrite(&h, sizeof(h), 1, f);
+	put_sample(f, JAN_2026_US, INT64_MAX - 1);
+	put_sample(f, JAN_2026_US + 1000000, 5);
+	put_sample(f, INT64_MIN + 5, 6);
+	memset(&c, 0, sizeof(c));
+	c.crashed_at = JAN_2026_US + 2000000;
+	c.last_sample_at = INT64_MIN + 5;
+	c.how = 77;
+	c.signal = -9;
+	c.exit_code = -1;
+	c.killed_pid = -3;
+	c.number = INT32_MAX;
+	put_record(f, RECORD_CRASH, 1, &c, sizeof(c));
+	put_sample(f, JAN_2026_US + 3000000, 7);
 	return fclose(f) != 0;
 }
 
@@ -179,7 +263,13 @@ main(int argc, char **argv)
 						  argc > 6 ? atoll(argv[6]) : 1, argc > 7 ? atoll(argv[7]) : 1);
 	if (argc == 4 && strcmp(argv[1], "check") == 0)
 		return check_file(argv[2], atol(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "craft") == 0)
+		return craft_file(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "stops") == 0)
+		return stops_file(argv[2], atol(argv[3]));
 	fprintf(stderr, "usage: histfile write FILE SAMPLES PROCESSES [START_US [RUN_US [POSTMASTER_US]]]\n"
-			"       histfile check FILE CAPACITY\n");
+			"       histfile check FILE CAPACITY\n"
+			"       histfile craft FILE\n"
+			"       histfile stops FILE N\n");
 	return 2;
 }

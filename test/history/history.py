@@ -10,6 +10,7 @@ test/history/files.py attacks the history's file, disk.py its disk, clock.py
 its clock.
 """
 import os
+import struct
 import time
 
 from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,
@@ -200,6 +201,16 @@ def crashed():
     h = rows("SELECT count(*) AS n, max(sampled_at) < (SELECT crashed_at FROM pg_procmem_crashes) AS before "
              "FROM pg_procmem_history WHERE pid = %d" % pid)[0]
     ok(int(h["n"]) >= 2 and h["before"] == "t", "its samples from before the crash are in pg_procmem_history", h)
+    # docs/history.md's query: every process at the last sample before the crash
+    last = rows("SELECT h.pid, h.backend_type FROM pg_procmem_crashes c JOIN pg_procmem_history h "
+                "ON h.sampled_at = c.last_sample_at WHERE c.number = (SELECT max(number) FROM pg_procmem_crashes) "
+                "ORDER BY h.overhead DESC NULLS LAST")
+    ok(str(pid) in [r["pid"] for r in last] and "checkpointer" in [r["backend_type"] for r in last],
+       "docs/history.md's query lists every process at the last sample before the crash, the victim among them")
+    with open(HFILE, "rb") as f:
+        first = struct.unpack("<I", f.read(20)[16:20])[0]
+    ok(first == 2, "the file was written anew with its crash rows first (record kind %d), where a torn "
+       "tail cannot reach them" % first)
     ok(grows(), "the sampler is back after the crash restart")
     page = os.path.join(os.environ["CLUSTER_DIR"], "report.html")
     import subprocess
@@ -251,6 +262,17 @@ def restarts(pid):
     ok(c["how_known"] == "unclean stop" and c["killed_pid"] is None and c["last_sample_at"] is not None,
        "... an unclean stop, no pid claimed, the last sample before it known", c)
 
+    # the sampler ended by pg_terminate_backend(), then the server stopped
+    # without shutdown before the sampler came back: still an unclean stop
+    grows()
+    execute("SELECT pg_terminate_backend(%d)" % sampler_pid())
+    stop("immediate")
+    start()
+    ok(wait_until(lambda: int(value("SELECT count(*) FROM pg_procmem_crashes")) == crashes + 2),
+       "pg_terminate_backend() on the sampler, then an immediate stop: an unclean stop row too "
+       "(only the postmaster's shutdown writes a clean stop)")
+    crashes += 1
+
     # a crash in a run that took no sample: nothing of an earlier run is its
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = 0")
     stop()
@@ -282,8 +304,8 @@ def larger_file():
     got = rows("SELECT min(sample) AS lo, max(sample) AS hi, count(*) AS n, "
                "count(*) FILTER (WHERE sample <= 400) AS old FROM pg_procmem_history_system")[0]
     lines = history_lines(log_since(at))
-    ok(int(got["old"]) >= 1 and int(value("SELECT count(*) FROM pg_procmem_history WHERE query = "
-                                          "'histfile sample 400'")) == 20,
+    ok(int(got["old"]) >= 1 and int(value("SELECT count(*) FROM pg_procmem_history WHERE query LIKE "
+                                          "'histfile sample 400 %'")) == 20,
        "a 5 MB file into a 64 kB ring: its newest samples that fit, the last one whole", got)
     ok(len(lines) == 1 and "holds more than pg_procmem.history_size" in lines[0],
        "... said in one LOG line", lines)

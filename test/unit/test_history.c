@@ -524,6 +524,10 @@ test_load(void)
 	res = load(file, rec_off[2], 16, &r, &m);
 	ok(res.status == HF_END && res.tail_open == 0, "load: a crash row after the last sample: told");
 	unload(&r);
+	res = load(file, rec_off[2] - 10, 16, &r, &m);
+	ok(res.status == HF_SHORT && res.tail_open == 0 && res.samples_loaded == 1,
+	   "load: cut inside the crash row after a sample: the sample loaded, its run's end not claimed");
+	unload(&r);
 
 	res = load(file, 0, 16, &r, &m);
 	ok(res.status == HF_SHORT && r.end == 0 && res.bytes_read == 0, "load: an empty file: cut short, nothing read");
