@@ -336,14 +336,15 @@ def one_major(major, port, files):
             if stopped:
                 for n in names:
                     res["configs"][n] = {"ms": [], "reads": []}
+                at = 0
                 for _ in range(KILLS):
+                    # this run's sampler has loaded the file and stopped its rewrite
+                    srv.wait_log(at, "stopping in the middle of a rewrite")
                     at = srv.log_size()
-                    srv.wait_log(0, "stopping in the middle of a rewrite")
                     read0 = own_rchar(srv.pm)
                     ms = srv.restart_ms(srv.kill_backend())
                     res["configs"][names[0]]["ms"].append(ms)
                     res["configs"][names[0]]["reads"].append(own_rchar(srv.pm) - read0)
-                    srv.wait_log(at, "stopping in the middle of a rewrite")
                 res["starts"][start_name] = {"hwm": status(srv.pm)["VmHWM"]}
                 srv.stop()
                 r = res["configs"][names[0]]
