@@ -82,9 +82,9 @@ def margin():
     ok(wait_until(lambda: size(HFILE) > 0), "a 400 MB data directory: the file is written (%d MB free)"
        % (free() // MB))
     blocker = os.path.join(DATA, "blocker")
-    # leave 256 kB above the margin: a few samples' worth
+    # leave 64 kB above the margin: a few samples' worth
     with open(blocker, "wb") as f:
-        f.write(b"\0" * max(free() - MARGIN_MIN - 256 * 1024, 0))
+        f.write(b"\0" * max(free() - MARGIN_MIN - 64 * 1024, 0))
     lowest = free()
     stopped = wait_until(lambda: "too little free space" in log_since(at), 30)
     for _ in range(10):
@@ -119,6 +119,7 @@ def own_filesystem():
     os.symlink(own, stat_tmp)
     at = log_size()
     start("-c pg_procmem.history_size=64kB -c pg_procmem.sample_interval=100ms")
+    execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
     ok(wait_until(lambda: size(HFILE) > 0) and not history_lines(log_since(at)),
        "pg_stat_tmp on a 64 MB tmpfs of its own: the file is written (the margin there is 5%)")
     stop()
@@ -136,8 +137,7 @@ def own_filesystem():
         pass
     at = log_size()
     start("-c pg_procmem.history_size=64kB -c pg_procmem.sample_interval=100ms")
-    grows()
-    grows()
+    ok(grows() and grows(), "... out of inodes: the server starts and samples")
     lines = [l for l in history_lines(log_since(at)) if "No space left" in l]
     ok(size(HFILE) == before and len(lines) == 1,
        "... its inodes used up (%d files): the rewrite cannot create its temporary file, said once, and the "
