@@ -2,7 +2,7 @@
  * history_file.c
  *		The memory history's file: loaded into the ring before the sampler's
  *		first sample, appended to after every sample, rewritten from the
- *		ring when it would outgrow 1.5 times the ring (shared_preload_libraries
+ *		ring when it would outgrow its bound (shared_preload_libraries
  *		mode; only the sampler calls this file). The format is
  *		history_format.c's.
  *

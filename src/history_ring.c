@@ -84,7 +84,7 @@ procmem_history_ring_init(void)
 		return;
 	DefineCustomIntVariable("pg_procmem.history_size",
 							"Memory for the memory history in shared memory.",
-							"The file that keeps it across restarts holds up to 1.5 times as much.",
+							"The file that keeps it across restarts holds up to 1.5 times as much (the ring and 4 MB for a small ring).",
 							&history_size_kb, 32 * 1024, 64, INT_MAX / 2,
 							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
 	procmem_shmem_register(&ring_part);
