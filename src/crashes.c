@@ -174,12 +174,6 @@ procmem_crashes_init(void)
 	emit_log_hook = crashes_emit_log;
 }
 
-bool
-crashes_exist(void)
-{
-	return crashes != NULL;
-}
-
 /* --- the sampler ---------------------------------------------------------- */
 
 void
@@ -292,7 +286,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
 		if (history_ring_entry(p)->u.sys.run_started == run_started)
 		{
-			before = last == end ? end : last;
+			before = last;
 			last = p;
 		}
 	if (last == end)

@@ -14,9 +14,6 @@
 /* The postmaster's log hook and the shared memory; from _PG_init. */
 extern void procmem_crashes_init(void);
 
-/* Whether there is a crash list (pg_procmem was preloaded). */
-extern bool crashes_exist(void);
-
 /* --- the sampler ---------------------------------------------------------- */
 
 /* Empties the list (before loading the file again). */

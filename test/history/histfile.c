@@ -69,18 +69,30 @@ put_sample(FILE *f, int64_t at, int64_t number)
 	put_record(f, RECORD_SAMPLE, 3, e, sizeof(e));
 }
 
+/* A new file, its header written; NULL when it cannot be made */
+static FILE *
+new_file(const char *path)
+{
+	FILE	   *f = fopen(path, "wb");
+	history_file_header h;
+
+	if (f != NULL)
+	{
+		history_file_header_init(&h);
+		fwrite(&h, sizeof(h), 1, f);
+	}
+	return f;
+}
+
 static int
 write_file(const char *path, long samples, long processes, long long start,
 		   long long run, long long postmaster)
 {
-	FILE	   *f = fopen(path, "wb");
-	history_file_header h;
 	history_entry *e = calloc((size_t) processes + 1, sizeof(history_entry));
+	FILE	   *f = e ? new_file(path) : NULL;
 
-	if (f == NULL || e == NULL)
+	if (f == NULL)
 		return 1;
-	history_file_header_init(&h);
-	fwrite(&h, sizeof(h), 1, f);
 	for (long s = 0; s < samples; s++)
 	{
 		size_t		n = (size_t) processes + 1;
@@ -128,14 +140,11 @@ write_file(const char *path, long samples, long processes, long long start,
 static int
 stops_file(const char *path, long n)
 {
-	FILE	   *f = fopen(path, "wb");
-	history_file_header h;
+	FILE	   *f = new_file(path);
 	history_record r;
 
 	if (f == NULL)
 		return 1;
-	history_file_header_init(&h);
-	fwrite(&h, sizeof(h), 1, f);
 	history_record_init(&r, RECORD_STOP, 0, history_crc32c(0, NULL, 0));
 	for (long i = 0; i < n; i++)
 		fwrite(&r, sizeof(r), 1, f);
@@ -145,14 +154,11 @@ stops_file(const char *path, long n)
 static int
 craft_file(const char *path)
 {
-	FILE	   *f = fopen(path, "wb");
-	history_file_header h;
+	FILE	   *f = new_file(path);
 	history_crash c;
 
 	if (f == NULL)
 		return 1;
-	history_file_header_init(&h);
-	fwrite(&h, sizeof(h), 1, f);
 	put_sample(f, JAN_2026_US, INT64_MAX - 1);
 	put_sample(f, JAN_2026_US + 1000000, 5);
 	put_sample(f, INT64_MIN + 5, 6);
