@@ -555,7 +555,10 @@ SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections
 			THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
 			ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
 		   AS autovacuum_work_mem,
-	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers;
+	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers,
+	   -- local buffers for temporary tables: a backend keeps those it filled
+	   -- until it exits
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('temp_buffers')) AS temp_buffers;
 
 COMMENT ON VIEW pg_procmem_memory_settings IS
 'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
@@ -614,7 +617,9 @@ SELECT r.mem_available,
 	   COALESCE(b.avg_idle_overhead, b.min_client_overhead) AS per_connection,
 	   CASE WHEN b.avg_idle_overhead IS NOT NULL THEN 'the average idle client backend'
 			WHEN b.min_client_overhead IS NOT NULL THEN 'the smallest client backend (none is idle)' END
-		   AS per_connection_from
+		   AS per_connection_from,
+	   g.temp_buffers,
+	   (g.max_connections OPERATOR(pg_catalog.*) g.temp_buffers) AS temp_buffers_exposure
 FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS
@@ -702,7 +707,15 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT rss bigint,
 	OUT swap bigint,
 	OUT context_bytes bigint,
-	OUT oom_score integer)
+	OUT oom_score integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -726,7 +739,8 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT cgroup_limit bigint,
 	OUT cgroup_oom_kills bigint,
 	OUT connections bigint,
-	OUT sample_ms double precision)
+	OUT sample_ms double precision,
+	OUT sample_wall_ms double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -744,27 +758,154 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT signal integer,
 	OUT exit_code integer,
 	OUT logged text,
+	OUT restarted_at timestamptz,
 	OUT cgroup_oom_kills bigint,
 	OUT last_sample_at timestamptz,
 	OUT seconds_since_sample double precision,
 	OUT last_seen_at timestamptz,
-	OUT backend_type text,
-	OUT query text,
 	OUT query_id bigint,
-	OUT query_start timestamptz,
 	OUT overhead bigint,
 	OUT context_bytes bigint,
 	OUT page_tables bigint,
 	OUT oom_score integer,
+	OUT backend_type text,
+	OUT usename text,
+	OUT datname text,
+	OUT application_name text,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT query text,
+	OUT query_from text,
+	OUT query_cut boolean,
+	OUT query_folded boolean,
 	OUT top_pids integer[],
 	OUT top_backend_types text[],
-	OUT top_overheads bigint[])
+	OUT top_overheads bigint[],
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION pg_procmem_crash_log(boolean) IS
 'the memory history: every crash restart it saw (what pg_procmem_crashes shows)';
+
+CREATE FUNCTION pg_procmem_crash_groups(
+	IN missing_ok boolean DEFAULT false,
+	OUT number integer,
+	OUT rank integer,
+	OUT usename text,
+	OUT application_name text,
+	OUT backend_type text,
+	OUT processes integer,
+	OUT overhead bigint,
+	OUT largest bigint,
+	OUT largest_pid integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_groups(boolean) IS
+'the memory history: who held the memory at each crash row''s last sample (what pg_procmem_crash_holders shows)';
+
+-- The OOM kills in the server's memory cgroup since the sampler first ran
+-- in this shared memory: since the server started, or since its last crash
+-- restart (whose crash row counts the kills before it). NULLs when unknown.
+CREATE FUNCTION pg_procmem_oom_kills(
+	OUT cgroup_oom_kills bigint,
+	OUT since timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_oom_kills'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_oom_kills() IS
+'the OOM kills in the server''s memory cgroup since the server started or last restarted after a crash';
+
+-- The memory settings a backend ran with that its session, role or
+-- database gave it (not the server's own), each as "work_mem = 8GB
+-- (session)"; an empty array when none.
+CREATE FUNCTION pg_procmem_settings_said(
+	work_mem bigint, work_mem_source text, hash_mem_multiplier double precision,
+	hash_mem_multiplier_source text, temp_buffers bigint, temp_buffers_source text,
+	maintenance_work_mem bigint, maintenance_work_mem_source text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
+					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN s.value::text
+							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
+							THEN (s.value::bigint OPERATOR(pg_catalog./) 1073741824) OPERATOR(pg_catalog.||) 'GB'
+							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
+							THEN (s.value::bigint OPERATOR(pg_catalog./) 1048576) OPERATOR(pg_catalog.||) 'MB'
+							ELSE (s.value::bigint OPERATOR(pg_catalog./) 1024) OPERATOR(pg_catalog.||) 'kB' END,
+					   s.source)
+			 FROM (VALUES (1, 'work_mem', work_mem::float8, work_mem_source),
+						  (2, 'hash_mem_multiplier', hash_mem_multiplier, hash_mem_multiplier_source),
+						  (3, 'temp_buffers', temp_buffers::float8, temp_buffers_source),
+						  (4, 'maintenance_work_mem', maintenance_work_mem::float8, maintenance_work_mem_source))
+				  AS s(i, name, value, source)
+			 -- what the server itself sets: not the backend's own
+			 WHERE s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
+						  'command line', 'environment variable', 'override'])
+			 ORDER BY s.i);
+
+COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) IS
+'internal: the memory settings a backend''s session, role or database gave it, in words';
+
+-- How the crash rows name a group of processes (pg_procmem_crash_holders):
+-- "alice/etl: 11 sessions held 898 MB", "checkpointer: 1 process held 1 MB";
+-- terse, "11 alice/etl held 898 MB".
+CREATE FUNCTION pg_procmem_holder_text(backend_type text, usename text, application_name text,
+									   processes integer, overhead bigint, terse boolean DEFAULT false)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s held %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.=) 'client backend'
+				THEN COALESCE(NULLIF(pg_catalog.concat_ws('/', usename, application_name), ''), '?')
+				ELSE backend_type END,
+		   processes,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.<>) 'client backend'
+				THEN CASE processes WHEN 1 THEN ' process' ELSE ' processes' END
+				WHEN processes OPERATOR(pg_catalog.=) 1 THEN ' session'
+				ELSE ' sessions' END,
+		   pg_catalog.pg_size_pretty(overhead));
+
+-- Whether a crash's victim held a small part of the memory, so that the
+-- largest group at the last sample (its processes, the largest one's pid,
+-- their overhead; same_group: the victim's user, application and type) is
+-- the one to name: an auxiliary process, which the kernel takes for the
+-- shared memory it touched; a backend a sample saw holding under half of
+-- what that group held; or one no sample saw, one of a group of sessions
+-- like it. A backend no sample saw and in no such group grew within one
+-- interval: it is the culprit.
+CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
+										  group_processes integer, group_largest_pid integer,
+										  group_overhead bigint)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN group_processes IS NOT NULL
+	   AND NOT (group_processes OPERATOR(pg_catalog.=) 1 AND group_largest_pid OPERATOR(pg_catalog.=) pid)
+	   AND COALESCE(backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					OR (overhead OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.<) group_overhead
+					OR (overhead IS NULL AND same_group AND group_processes OPERATOR(pg_catalog.>) 1), false);
+
+COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
+'internal: a group of processes of a crash row, in words';
+COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) IS
+'internal: whether a crash''s victim held a small part of the memory';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
 CREATE VIEW pg_procmem_history AS
@@ -781,28 +922,110 @@ COMMENT ON VIEW pg_procmem_history_system IS
 'the machine and the server''s memory cgroup at every sample of the memory history';
 
 -- One row per crash restart the history saw (and per run that ended
--- without a clean stop): who was killed, how that is known, and what the
--- last sample before it showed. killed_pid is set only when the postmaster
--- logged it; guessed_pid (the highest oom_score at the last sample) is a
--- guess and says so. backend_type .. oom_score describe that process at its
--- last sample (last_seen_at). number counts the rows since the history
--- file was created (for a counter: the highest is how many there were).
--- summary is the row in one terminal line (at most 56 columns): who,
--- what it cost and the start of its query.
+-- without a clean stop): who was killed, how that is known, who it was and
+-- what it ran, and what the last sample before it showed. killed_pid is set
+-- only when the postmaster logged it; guessed_pid (the highest oom_score at
+-- the last sample) is a guess and says so. crashed_at is when the
+-- postmaster logged the exit (restarted_at when it logged none). usename ..
+-- query and the memory settings are what the process said of itself,
+-- copied by the postmaster at its exit, else its last sample; query_from
+-- says which. query_id .. oom_score describe it at its last sample
+-- (last_seen_at). number counts the rows since the history file was
+-- created (for a counter: the highest is how many there were). summary is
+-- the row in one terminal line (at most 56 columns); report, in lines of
+-- at most 56: who, what it ran and with which settings, what it held, and,
+-- when it held a small part of the memory, who held the rest
+-- (pg_procmem_crash_holders).
 CREATE VIEW pg_procmem_crashes AS
-SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary
-FROM @extschema@.pg_procmem_crash_log(false) AS c,
-	 LATERAL (SELECT CASE WHEN c.killed_pid IS NULL AND c.guessed_pid IS NULL
-						  THEN c.how_known
+SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
+FROM @extschema@.pg_procmem_crash_log(false) AS c
+	 LEFT JOIN LATERAL (SELECT h.*,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead) AS line,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead, true) AS terse
+						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+						WHERE h.number OPERATOR(pg_catalog.=) c.number
+						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
+	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+					 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+						  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+						  ELSE c.backend_type END AS who,
+					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
+					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+						 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+					 g.same_group
+			  FROM (SELECT (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
+							   (h.usename, h.application_name, h.backend_type) AS same_group) AS g) AS v,
+	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
+						  -- one of a group of sessions like it: the group, then which
+						  WHEN v.elsewhere AND v.same_group
+						  THEN pg_catalog.format('%s; pid %s killed', h.terse, v.pid)
+						  WHEN v.elsewhere
+						  THEN pg_catalog.format('killed: %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
+												 v.held, h.terse)
 						  ELSE pg_catalog.concat_ws(', ',
 								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
-									   OPERATOR(pg_catalog.||) COALESCE(c.killed_pid, c.guessed_pid),
-								   c.backend_type, pg_catalog.pg_size_pretty(c.overhead))
-							   OPERATOR(pg_catalog.||)
-							   COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t;
+									   OPERATOR(pg_catalog.||) v.pid,
+								   v.who, v.held)
+							   OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t,
+	 LATERAL (SELECT pg_catalog.string_agg(@extschema@.pg_procmem_clip(l.line, 56), E'\n' ORDER BY l.i) AS report
+			  FROM (VALUES
+				(1, CASE WHEN v.pid IS NULL THEN c.how_known
+						 ELSE pg_catalog.format('%s: pid %s, %s%s',
+								  CASE WHEN c.killed_pid IS NULL THEN 'guess' ELSE 'killed' END, v.pid,
+								  COALESCE(c.backend_type, 'unknown type'),
+								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
+										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
+				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+							 'app ' OPERATOR(pg_catalog.||) c.application_name,
+							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
+				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
+							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(5, CASE WHEN v.pid IS NULL THEN NULL
+						 WHEN c.overhead IS NOT NULL
+						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.last_seen_at)::numeric, 1))
+						 ELSE 'no sample saw it' OPERATOR(pg_catalog.||)
+							  COALESCE(pg_catalog.format(' (query started %s s before)',
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.query_start)::numeric, 1)), '') END),
+				-- the largest group beside it: sessions like it, or who held the
+				-- memory when it did not
+				(7, CASE WHEN v.elsewhere OR h.processes OPERATOR(pg_catalog.>) 1 THEN h.line END),
+				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
+				UNION ALL
+				-- what it ran with, a line each; and the largest holder's
+				SELECT 6 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source,
+						 c.hash_mem_multiplier, c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				UNION ALL
+				SELECT 8 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'its largest ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source,
+						 h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
+						 h.maintenance_work_mem, h.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				WHERE v.elsewhere)
+				   AS l(i, line)
+			  WHERE l.line IS NOT NULL) AS r;
 
 COMMENT ON VIEW pg_procmem_crashes IS
-'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
+'crash restarts seen by the memory history: the killed process, who it was, what it ran, and who held the memory';
+
+-- Who held the memory at each crash row's last sample: the processes
+-- grouped by user, application and backend type, the 3 largest groups by
+-- total overhead (rank 1 first), with the largest one's memory settings.
+CREATE VIEW pg_procmem_crash_holders AS
+SELECT * FROM @extschema@.pg_procmem_crash_groups(false);
+
+COMMENT ON VIEW pg_procmem_crash_holders IS
+'who held the memory before each crash restart: the largest groups of processes by user, application and type';
 
 -- Memory by query, by sampling: what the backends running each query_id
 -- held while they ran it (active samples only), largest first. first_seen
@@ -847,6 +1070,12 @@ COMMENT ON VIEW pg_procmem_query_memory IS
 REVOKE ALL ON FUNCTION pg_procmem_history_processes(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_history_system_samples(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crashes FROM PUBLIC;
@@ -854,6 +1083,11 @@ REVOKE ALL ON pg_procmem_query_memory FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_processes(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
+	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
+	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;
 
@@ -916,7 +1150,10 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 	   h.huge_pages, h.in_use AS huge_pages_in_use, h.page_tables, h.page_tables_with_huge_pages,
 	   h.shared_memory_size, h.hugepages_total, h.hugepages_free, h.recommendation AS huge_pages_recommendation,
 	   g.max_connections, g.work_mem, g.hash_mem_multiplier, g.maintenance_work_mem, g.autovacuum_work_mem,
-	   g.autovacuum_max_workers,
+	   g.autovacuum_max_workers, g.temp_buffers,
+	   -- the cgroup's OOM kills since the server started or last restarted
+	   -- after a crash (NULL without the memory history)
+	   ok.cgroup_oom_kills AS oom_kills_lately, ok.since AS oom_kills_since,
 	   -- memory left: the smaller of MemAvailable and the cgroup's room; short
 	   -- under 10% of RAM, or of a cgroup level's limit
 	   LEAST(s.mem_available, s.cgroup_room) AS available,
@@ -946,6 +1183,7 @@ FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
 	 @extschema@.pg_procmem_hugepages AS h,
 	 @extschema@.pg_procmem_memory_settings AS g,
+	 @extschema@.pg_procmem_oom_kills() AS ok,
 	 c
 	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
 						ORDER BY p.pid LIMIT 1) AS pm ON true
@@ -1093,23 +1331,28 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
 		   pg_catalog.format('work_mem could take %s; %s of memory left',
-							 pg_catalog.pg_size_pretty(e.connections OPERATOR(pg_catalog.+) e.autovacuum),
+							 pg_catalog.pg_size_pretty((e.connections OPERATOR(pg_catalog.+) e.autovacuum)
+													   OPERATOR(pg_catalog.+) e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
-							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
+							 '%s = %s, plus max_connections x temp_buffers %s = %s (local buffers a session keeps '
+							 'until it ends), against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
 							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
 							 pg_catalog.pg_size_pretty(e.connections), f.autovacuum_max_workers,
 							 pg_catalog.pg_size_pretty(f.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.temp_buffers), pg_catalog.pg_size_pretty(e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
-							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; or lower '
+							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; keep '
+							 'temp_buffers small where sessions use temporary tables; or lower '
 							 'max_connections and put a pooler in front',
-							 pg_catalog.pg_size_pretty(GREATEST((f.available OPERATOR(pg_catalog.-) e.autovacuum)
+							 pg_catalog.pg_size_pretty(GREATEST(((f.available OPERATOR(pg_catalog.-) e.autovacuum) OPERATOR(pg_catalog.-) e.temp)
 										OPERATOR(pg_catalog./) (f.max_connections OPERATOR(pg_catalog.*) f.hash_mem_multiplier), 65536)::bigint))
 	FROM (SELECT ((f.max_connections OPERATOR(pg_catalog.*) f.work_mem) OPERATOR(pg_catalog.*) f.hash_mem_multiplier)::bigint
 					 AS connections,
-				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum) AS e
-	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) f.available
+				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum,
+				 f.max_connections OPERATOR(pg_catalog.*) f.temp_buffers AS temp) AS e
+	WHERE ((e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.+) e.temp) OPERATOR(pg_catalog.>) f.available
 
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
@@ -1241,16 +1484,28 @@ BEGIN ATOMIC
 	  AND (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) f.cgroup_tightest_limit
 
 	UNION ALL
-	SELECT 'cgroup_oom_kills', 'critical',
-		   pg_catalog.format('%s in the server''s memory cgroup',
-							 CASE f.cgroup_oom_kills WHEN 1 THEN '1 OOM kill'
-								  ELSE f.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills' END),
-		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
-							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
-		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
-		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
-		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+	-- counted since the server started or last restarted after a crash (a
+	-- crash row counts the kills before it): without the memory history,
+	-- only the cgroup's lifetime count, which may be old news
+	SELECT 'cgroup_oom_kills', CASE WHEN k.lately THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('%s in the server''s memory cgroup %s',
+							 CASE k.kills WHEN 1 THEN '1 OOM kill' ELSE k.kills OPERATOR(pg_catalog.||) ' OOM kills' END,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||)
+									   pg_catalog.to_char(f.oom_kills_since, 'YYYY-MM-DD HH24:MI')
+								  ELSE 'since it was made' END),
+		   pg_catalog.format('the memory cgroup %s counted %s OOM kills %s; %s since it was made (%s times at its limit)',
+							 f.cgroup_path, k.kills,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||) f.oom_kills_since
+										OPERATOR(pg_catalog.||) ', when the server started or last restarted after a crash'
+								  ELSE 'in its life (without the memory history the server''s share is unknown)' END,
+							 f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
+		   'the kernel killed processes in the server''s cgroup for memory, and a killed backend ends every '
+		   'session; pg_procmem_crashes names what was killed and pg_procmem_crash_holders who held the memory '
+		   '(with pg_procmem in shared_preload_libraries); raise the limit or lower what the server can take '
+		   '(work_mem, temp_buffers, max_connections, shared_buffers)'
+	FROM (SELECT f.oom_kills_lately IS NOT NULL AS lately,
+				 COALESCE(f.oom_kills_lately, f.cgroup_oom_kills) AS kills) AS k
+	WHERE k.kills OPERATOR(pg_catalog.>) 0
 
 	UNION ALL
 	SELECT 'jit_memory',
@@ -1274,6 +1529,106 @@ BEGIN ATOMIC
 	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
+-- Crash restarts of the last day, from the memory history (none without
+-- pg_procmem in shared_preload_libraries): what was killed, who it was,
+-- what it ran and with which settings, who held the memory, what to change.
+CREATE FUNCTION pg_procmem_advice_crashes(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT 'crash_restart', 'critical',
+		   @extschema@.pg_procmem_clip(pg_catalog.format('crash %s ago: %s', v.ago,
+				CASE WHEN v.elsewhere THEN v.holders
+					 ELSE pg_catalog.concat_ws(' ', 'pid ' OPERATOR(pg_catalog.||) v.pid, v.who,
+											   COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled'),
+											   c.query) END), 64),
+		   pg_catalog.concat_ws('; ',
+				pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+								  COALESCE(c.logged, c.how_known)),
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name,
+						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
+				'its query: ' OPERATOR(pg_catalog.||) @extschema@.pg_procmem_clip(c.query, 300),
+				CASE WHEN c.overhead IS NOT NULL
+					 THEN pg_catalog.format('it held %s at its last sample', pg_catalog.pg_size_pretty(c.overhead))
+					 WHEN v.pid IS NOT NULL THEN 'no sample saw it (it grew within one sample interval)' END,
+				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
+				CASE WHEN v.elsewhere
+					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
+											pg_catalog.pg_size_pretty(h.largest),
+											COALESCE(', with ' OPERATOR(pg_catalog.||) v.holder_settings, '')) END,
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
+		   pg_catalog.concat_ws(' ',
+				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+					 THEN pg_catalog.format('%s: each may keep temp_buffers = %s of local buffers until it ends (%s): '
+											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
+											v.holders, pg_catalog.pg_size_pretty(h.temp_buffers), h.temp_buffers_source)
+					 WHEN v.elsewhere
+					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
+											'many run at once (a pooler).', v.holders) END,
+				CASE WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
+											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
+											pg_catalog.split_part(v.said[1], ' (', 1),
+											CASE c.work_mem_source WHEN 'session' THEN 'in its session (the application''s SET)'
+												 WHEN 'user' THEN 'for its role'
+												 WHEN 'database' THEN 'for its database'
+												 WHEN 'database user' THEN 'for its role in its database'
+												 WHEN 'client' THEN 'by its client at connection (PGOPTIONS)'
+												 ELSE 'as ' OPERATOR(pg_catalog.||) c.work_mem_source END,
+											CASE c.work_mem_source
+												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
+												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)
+												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
+																							 c.usename, c.datname)
+												 ELSE '' END)
+					 WHEN NOT v.elsewhere AND v.pid IS NOT NULL
+					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
+				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
+											'oom_auxiliary_first check).', c.backend_type) END,
+				'Keep what the server can take within its memory limit (pg_procmem_headroom); '
+				'pg_procmem_crashes and pg_procmem_crash_holders have the details.')
+	FROM @extschema@.pg_procmem_crash_log(true) AS c
+		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
+			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
+		 -- what its session, role or database gave it (work_mem first, when it did)
+		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
+						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said) AS s,
+		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+							  ELSE c.backend_type END AS who,
+						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+							 COALESCE(c.killed_pid, c.guessed_pid),
+							 (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
+								 (h.usename, h.application_name, h.backend_type),
+							 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+							 h.processes, h.overhead) AS holders,
+						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
+						 NULLIF(pg_catalog.array_to_string(@extschema@.pg_procmem_settings_said(h.work_mem,
+							 h.work_mem_source, h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers,
+							 h.temp_buffers_source, h.maintenance_work_mem, h.maintenance_work_mem_source), ', '), '')
+							 AS holder_settings,
+						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
+							 AS server_sources,
+						 CASE WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 min'
+							  THEN pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at))
+								   OPERATOR(pg_catalog.||) ' s'
+							  WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 hour'
+							  THEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
+													OPERATOR(pg_catalog./) 60) OPERATOR(pg_catalog.||) ' min'
+							  ELSE pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
+													OPERATOR(pg_catalog./) 3600) OPERATOR(pg_catalog.||) ' h' END AS ago) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval);
+END;
+
+COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
+'internal: the crash_restart check of pg_procmem_advice (the memory history''s crash rows of the last day)';
+
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
 'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
 COMMENT ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) IS
@@ -1290,10 +1645,11 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLI
 REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
-	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts)
-	TO pg_read_all_stats;
+	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
+	pg_procmem_advice_crashes(pg_procmem_advice_facts) TO pg_read_all_stats;
 
 -- Every memory finding as a row: a stable check name, how bad, a summary
 -- that fits a terminal line, the measured evidence and what to do. The facts are measured once (advice_facts.sql)
@@ -1307,7 +1663,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_memory_settings(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
-			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)) AS c
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)) AS c
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
 
 COMMENT ON VIEW pg_procmem_advice IS

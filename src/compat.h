@@ -130,4 +130,26 @@ procmem_request_shmem(shmem_request_hook_type request, shmem_request_hook_type *
 #endif
 }
 
+/*
+ * A built-in setting's record, by name (its source and value), or NULL:
+ * find_option() is exported from 16; before, a walk of get_guc_variables().
+ */
+#include "utils/guc_tables.h"
+
+static inline struct config_generic *
+procmem_find_setting(const char *name)
+{
+#if PG_VERSION_NUM >= 160000
+	return find_option(name, false, true, DEBUG1);
+#else
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+
+	for (int i = 0; i < n; i++)
+		if (vars[i] && strcmp(vars[i]->name, name) == 0)
+			return vars[i];
+	return NULL;
+#endif
+}
+
 #endif							/* PROCMEM_COMPAT_H */

@@ -26,13 +26,23 @@
  * (pg_procmem.keep_statement_text, as its role, its database or its session
  * set it), as soon as that differs from what it started with: the sampler,
  * which sees only the server's setting, reads it there.
+ *
+ * And who it is and what it runs with (say_who()), at each statement's
+ * start and after each utility command (a SET): its user, database and
+ * application, its statement's start, length and whether it has bytes the
+ * postmaster's copy of it folds, and its memory settings with their
+ * sources. The sampler keeps the settings with each sample; when a process
+ * is killed, the postmaster copies its slot (procmem_contexts_dead()), so
+ * that a crash row names who ran what, sampled or not.
  */
 #include "compat.h"
 
 #include "access/twophase.h"
 #include "access/xact.h"
+#include "commands/dbcommands.h"
 #include "executor/executor.h"
 #include "mb/pg_wchar.h"
+#include "postmaster/bgworker.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -40,13 +50,16 @@
 #include "storage/shmem.h"
 #include "tcop/utility.h"
 #include "utils/array.h"
+#include "utils/backend_status.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "catalog/pg_type.h"
 
 #include "contexts.h"
 #include "members.h"
+#include "memory_settings.h"
 #include "rows.h"
 #include "shmem.h"
 
@@ -75,6 +88,7 @@ typedef struct context_slot
 	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
 	TimestampTz peak_at;
 	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
+	procmem_slot_who who;		/* said by say_who() */
 } context_slot;
 
 typedef struct contexts_shared
@@ -91,6 +105,17 @@ static TimestampTz last_publish = 0;
 static bool last_was_big = false;	/* the next point publishes too: memory falls */
 static bool exit_callback_registered = false;
 
+/* Its user and database, as pg_stat_activity names them; looked up once */
+static char my_usename[NAMEDATALEN];
+static char my_datname[NAMEDATALEN];
+static bool names_known = false;
+
+/* What this backend said last in its slot's who (say_who()) */
+static TimestampTz said_start = 0;
+static history_settings said_settings;
+static char said_appname[NAMEDATALEN];
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
@@ -188,6 +213,8 @@ clear_slot(int code, Datum arg)
 static void
 claim_slot(context_slot *slot)
 {
+	const char *type;
+
 	if (slot->pid == MyProcPid)
 		return;
 	slot->pid = MyProcPid;
@@ -195,6 +222,12 @@ claim_slot(context_slot *slot)
 	slot->peak_bytes = 0;
 	slot->publications = 0;
 	slot->keep_text = -1;
+	memset(&slot->who, 0, sizeof(slot->who));
+	said_start = 0;
+	/* a background worker by its own type, as pg_stat_activity names it */
+	type = MyBackendType == B_BG_WORKER && MyBgworkerEntry ? MyBgworkerEntry->bgw_type :
+		GetBackendTypeDesc(MyBackendType);
+	strlcpy(slot->who.backend_type, type, sizeof(slot->who.backend_type));
 	if (!exit_callback_registered)
 	{
 		before_shmem_exit(clear_slot, (Datum) 0);
@@ -218,6 +251,76 @@ keep_text_assign(bool newval, void *extra)
 	claim_slot(slot);
 	slot->keep_text = newval;
 	write_end(slot);
+}
+
+/*
+ * Whether the postmaster's copy of a statement (the first
+ * track_activity_query_size bytes, pgstat_get_crashed_backend_activity())
+ * shows some of its bytes as '?': those not printable ASCII.
+ */
+static bool
+folds(const char *text, int len)
+{
+	for (int i = 0; i < len; i++)
+	{
+		unsigned char ch = (unsigned char) text[i];
+
+		if (ch >= 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Says in the slot who this backend is and what it runs with, at a
+ * statement's start (text: its source) and after a utility command: when
+ * the statement, the memory settings or the application name changed since
+ * it last said (a function's queries, run within the statement, say
+ * nothing new). Nothing here can fail.
+ */
+static void
+say_who(const char *text)
+{
+	context_slot *slot;
+	TimestampTz start = GetCurrentStatementStartTimestamp();
+	history_settings settings;
+	const char *app = application_name ? application_name : "";
+
+	if (shared == NULL || proc_exit_inprogress || (slot = my_slot()) == NULL)
+		return;
+	/* the catalogs, once, in a transaction (not in the critical section below) */
+	if (!names_known && IsTransactionState())
+	{
+		const char *u = OidIsValid(GetSessionUserId()) ? GetUserNameFromId(GetSessionUserId(), true) : NULL;
+		const char *d = OidIsValid(MyDatabaseId) ? get_database_name(MyDatabaseId) : NULL;
+
+		strlcpy(my_usename, u ? u : "", sizeof(my_usename));
+		strlcpy(my_datname, d ? d : "", sizeof(my_datname));
+		names_known = true;
+	}
+	procmem_memory_settings(&settings);
+	if (start == said_start && slot->pid == MyProcPid &&
+		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
+		strncmp(app, said_appname, sizeof(said_appname)) == 0)
+		return;
+	write_begin(slot);
+	claim_slot(slot);
+	if (start != said_start && text != NULL)
+	{
+		int			len = strlen(text);
+
+		slot->who.query_len = len;
+		slot->who.query_folded = folds(text, Min(len, pgstat_track_activity_query_size));
+	}
+	slot->who.query_start = start;
+	slot->who.settings = settings;
+	memcpy(slot->who.usename, my_usename, sizeof(my_usename));
+	memcpy(slot->who.datname, my_datname, sizeof(my_datname));
+	strlcpy(slot->who.appname, app, sizeof(slot->who.appname));
+	write_end(slot);
+	said_start = start;
+	said_settings = settings;
+	strlcpy(said_appname, app, sizeof(said_appname));
 }
 
 /* Keeps the TOP_CONTEXTS largest, largest first. */
@@ -329,6 +432,16 @@ maybe_publish(bool big)
 }
 
 static void
+contexts_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	say_who(queryDesc->sourceText);
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
 contexts_ExecutorEnd(QueryDesc *queryDesc)
 {
 	/* before the executor frees it: this query's memory is still there */
@@ -346,12 +459,15 @@ contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						ProcessUtilityContext context, ParamListInfo params,
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
+	say_who(queryString);
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 							queryEnv, dest, qc);
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 								queryEnv, dest, qc);
+	/* a SET: said before the next statement runs */
+	say_who(queryString);
 	maybe_publish(false);
 }
 
@@ -397,6 +513,8 @@ procmem_contexts_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	procmem_shmem_register(&contexts_part);
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = contexts_ExecutorStart;
 	prev_ExecutorEnd = ExecutorEnd_hook;
 	ExecutorEnd_hook = contexts_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
@@ -549,6 +667,7 @@ procmem_contexts_totals(int *n)
 			continue;
 		t[*n].pid = s.pid;
 		t[*n].keep_text = s.keep_text;
+		t[*n].settings = s.who.settings;
 		t[(*n)++].bytes = s.publications > 0 ? s.total_bytes : -1;
 	}
 	qsort(t, *n, sizeof(procmem_context_total), procmem_pid_cmp);
@@ -561,4 +680,43 @@ procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid)
 	procmem_context_total key = {.pid = pid};
 
 	return totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
+}
+
+/*
+ * In the postmaster, from its log hook, when a child exited abnormally:
+ * the slot of pid, copied with one read that does not retry (the process
+ * is gone; a copy torn by a write it was killed in is no copy). Bounded:
+ * the slots this postmaster made, each a pid compare. Nothing read is
+ * trusted: the texts are cut to their fields.
+ */
+bool
+procmem_contexts_dead(int32 pid, procmem_slot_who *out)
+{
+	int			n = slot_count();
+
+	if (shared == NULL || pid <= 0)
+		return false;
+	for (int i = 0; i < n; i++)
+	{
+		volatile context_slot *slot = &shared->slots[i];
+		uint32		before;
+
+		if (slot->pid != pid)
+			continue;
+		before = pg_atomic_read_u32(&shared->slots[i].changecount);
+		pg_read_barrier();
+		memcpy(out, (const void *) &slot->who, sizeof(*out));
+		out->keep_text = slot->keep_text;
+		out->backend_start = slot->backend_start;
+		pg_read_barrier();
+		if ((before & 1) != 0 || pg_atomic_read_u32(&shared->slots[i].changecount) != before ||
+			slot->pid != pid)
+			return false;
+		out->backend_type[sizeof(out->backend_type) - 1] = '\0';
+		out->usename[sizeof(out->usename) - 1] = '\0';
+		out->datname[sizeof(out->datname) - 1] = '\0';
+		out->appname[sizeof(out->appname) - 1] = '\0';
+		return true;
+	}
+	return false;
 }

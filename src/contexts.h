@@ -6,6 +6,10 @@
 #ifndef PROCMEM_CONTEXTS_H
 #define PROCMEM_CONTEXTS_H
 
+#include "datatype/timestamp.h"
+
+#include "history_format.h"
+
 /*
  * pg_procmem.keep_statement_text: whether pg_procmem keeps any statement
  * text (memory-context idents, which can hold a session's older statements,
@@ -23,11 +27,33 @@ typedef struct procmem_context_total
 	int32		pid;
 	int32		keep_text;		/* its keep_statement_text; -1: not said */
 	int64		bytes;			/* its memory-context total; -1: not published */
+	history_settings settings;	/* its memory settings; 0: not said */
 } procmem_context_total;
 
 /* Every live process's, sorted by pid (palloc'd; NULL without the shared memory), and a lookup. */
 extern procmem_context_total *procmem_contexts_totals(int *n);
 extern const procmem_context_total *procmem_contexts_find(const procmem_context_total *totals,
 														  int n, int32 pid);
+
+/* Who a backend is and what it runs with, as it said in its slot */
+typedef struct procmem_slot_who
+{
+	TimestampTz backend_start;
+	TimestampTz query_start;	/* its statement's start; 0: none said */
+	int32		query_len;		/* the statement's bytes */
+	bool		query_folded;	/* bytes the postmaster's copy shows as '?' */
+	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	char		backend_type[HISTORY_TYPE_LEN];
+	char		usename[NAMEDATALEN];
+	char		datname[NAMEDATALEN];
+	char		appname[NAMEDATALEN];
+	history_settings settings;
+} procmem_slot_who;
+
+/*
+ * In the postmaster: the slot of a child that exited abnormally, copied
+ * once, without retrying; false when it has none (or the copy was torn).
+ */
+extern bool procmem_contexts_dead(int32 pid, procmem_slot_who *out);
 
 #endif							/* PROCMEM_CONTEXTS_H */

@@ -8,9 +8,13 @@
  * ("server process (PID n) was terminated by signal 9"), then "terminating
  * any other active server processes", kills every other child and builds new
  * shared memory. An emit_log_hook keeps the exit message that came just
- * before that line in postmaster-local statics (on 14 and 15 the postmaster
- * logs both from its SIGCHLD handler, so the hook only compares and copies:
- * no shared memory, no I/O, no ereport). When shared memory is initialized
+ * before that line in postmaster-local statics, with what the dead child
+ * said of itself in its slot (contexts.c: user, database, application,
+ * memory settings) and its statement as the postmaster reads it for its own
+ * message (pgstat_get_crashed_backend_activity()): one bounded read of
+ * each, before shared memory is initialized again. On 14 and 15 the
+ * postmaster logs from its SIGCHLD handler, so the hook only compares and
+ * copies: no allocation, no I/O, no ereport. When shared memory is initialized
  * again, the postmaster hands what it kept of its last crashes to it, a few
  * kB: it reads no file and builds no row, so a crash restart takes the same
  * time whatever the history holds.
@@ -26,8 +30,10 @@
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/backend_status.h"
 #include "utils/timestamp.h"
 
+#include "contexts.h"
 #include "crashes.h"
 #include "exit_message.h"
 #include "history_ring.h"
@@ -37,13 +43,18 @@
 /* A crash restart as the postmaster saw it */
 typedef struct pm_crash
 {
-	TimestampTz crashed_at;		/* when shared memory was initialized again */
+	TimestampTz crashed_at;		/* when the exit was logged; else restarted_at */
+	TimestampTz restarted_at;	/* when shared memory was initialized again */
 	TimestampTz run_started;	/* the run that ended */
 	bool		logged;			/* the exit that began it was logged: */
 	bool		by_signal;
+	bool		slot_read;		/* who: its slot, copied at its exit */
 	int32		pid;
 	int32		number;			/* the signal, or the exit code */
+	int32		query_flags;	/* CRASH_QUERY_*, CRASH_FOLDED_KNOWN */
 	char		message[256];
+	procmem_slot_who who;
+	char		query[HISTORY_CRASH_QUERY_LEN];	/* as the postmaster reads it */
 } pm_crash;
 
 typedef struct crashes_shared
@@ -52,6 +63,8 @@ typedef struct crashes_shared
 	int32		nhanded;		/* the postmaster's last crashes, oldest first */
 	pm_crash	handed[MAX_CRASHES];
 	bool		noted;			/* the sampler has made rows of them */
+	int64		kills_before;	/* the cgroup's OOM kill counter then; -1: none */
+	TimestampTz noted_at;
 	uint32		nrows;			/* rows ever kept; the last MAX_CRASHES are */
 	int32		last_number;	/* the highest history_crash.number */
 	history_crash rows[MAX_CRASHES];
@@ -110,7 +123,9 @@ crashes_shmem_attached(void *part, bool found)
 		pm_crash	c = culprit;
 
 		c.logged = culprit_known;
-		c.crashed_at = GetCurrentTimestamp();
+		c.restarted_at = GetCurrentTimestamp();
+		if (!c.logged)
+			c.crashed_at = c.restarted_at;
 		c.run_started = pm_run_started;
 		if (pm_ncrashes == MAX_CRASHES)
 			memmove(&pm_crashes[0], &pm_crashes[1], sizeof(pm_crash) * (MAX_CRASHES - 1));
@@ -127,6 +142,43 @@ crashes_shmem_attached(void *part, bool found)
 static const procmem_shmem_part crashes_part = {
 	"pg_procmem crashes", crashes_shmem_size, 1, crashes_shmem_init, crashes_shmem_attached
 };
+
+/*
+ * The exited child's statement, as the postmaster reads it for its own
+ * message (printable ASCII, the rest as '?', cut to
+ * track_activity_query_size), unless its keep_statement_text (or the
+ * server's) keeps statement text back; and whether it was cut or folded,
+ * as far as its slot tells.
+ */
+static void
+read_query(pm_crash *c)
+{
+	int			cap = Min((int) sizeof(c->query), pgstat_track_activity_query_size);
+	bool		keep = c->slot_read && c->who.keep_text >= 0 ? c->who.keep_text != 0 :
+		procmem_keep_statement_text;
+	int			len;
+
+	c->query_flags = 0;
+	if (pgstat_get_crashed_backend_activity(c->pid, c->query, sizeof(c->query)) == NULL)
+	{
+		c->query[0] = '\0';
+		return;
+	}
+	if (!keep)
+	{
+		memset(c->query, 0, sizeof(c->query));
+		c->query_flags = CRASH_QUERY_KEPT_BACK;
+		return;
+	}
+	len = strnlen(c->query, sizeof(c->query));
+	c->query_flags = CRASH_QUERY_LOGGED;
+	if (c->slot_read ? c->who.query_len > len : len >= cap - 1)
+		c->query_flags |= CRASH_QUERY_CUT;
+	if (memchr(c->query, '?', len) == NULL)
+		c->query_flags |= CRASH_FOLDED_KNOWN;
+	else if (c->slot_read)
+		c->query_flags |= CRASH_FOLDED_KNOWN | (c->who.query_folded ? CRASH_QUERY_FOLDED : 0);
+}
 
 /*
  * The postmaster's messages: a child's exit (kept), and the line that says
@@ -151,7 +203,11 @@ crashes_emit_log(ErrorData *edata)
 		if (!exit_message_parse(edata->message, &exit_logged.pid, &exit_logged.number))
 			return;
 		exit_logged.by_signal = by_signal;
+		exit_logged.crashed_at = GetCurrentTimestamp();
 		strlcpy(exit_logged.message, edata->message, sizeof(exit_logged.message));
+		/* who it was and what it ran: before anything is re-initialized */
+		exit_logged.slot_read = procmem_contexts_dead(exit_logged.pid, &exit_logged.who);
+		read_query(&exit_logged);
 		exit_was_last = 1;
 		return;
 	}
@@ -250,11 +306,134 @@ consider_top(history_crash *c, const history_entry *e)
 	memcpy(c->top_type[k], e->u.proc.backend_type, HISTORY_TYPE_LEN);
 }
 
+/* The killed process's identity from what the postmaster copied at its exit */
+static void
+from_exit(history_crash *c, const pm_crash *seen)
+{
+	c->restarted_at = seen->restarted_at;
+	if (seen->slot_read)
+	{
+		const procmem_slot_who *w = &seen->who;
+
+		c->flags |= CRASH_SLOT_READ;
+		c->backend_start = w->backend_start;
+		c->query_start = w->query_start;
+		history_copy_text(c->backend_type, sizeof(c->backend_type), w->backend_type,
+						  strnlen(w->backend_type, sizeof(w->backend_type)));
+		history_copy_text(c->usename, sizeof(c->usename), w->usename, strnlen(w->usename, sizeof(w->usename)));
+		history_copy_text(c->datname, sizeof(c->datname), w->datname, strnlen(w->datname, sizeof(w->datname)));
+		history_copy_text(c->application_name, sizeof(c->application_name), w->appname,
+						  strnlen(w->appname, sizeof(w->appname)));
+		c->settings = w->settings;
+	}
+	c->flags |= seen->query_flags;
+	if (seen->query_flags & CRASH_QUERY_LOGGED)
+		history_copy_text(c->query, sizeof(c->query), seen->query, strnlen(seen->query, sizeof(seen->query)));
+}
+
+/* What its slot did not say, from the killed process's last sample */
+static void
+from_sample(history_crash *c)
+{
+	const history_process *p = &c->killed.u.proc;
+
+	if (c->killed.kind != HISTORY_PROCESS)
+		return;
+	if (!(c->flags & CRASH_SLOT_READ))
+	{
+		c->backend_start = p->backend_start;
+		c->query_start = p->query_start;
+		memcpy(c->usename, p->usename, sizeof(c->usename));
+		memcpy(c->datname, p->datname, sizeof(c->datname));
+		memcpy(c->application_name, p->application_name, sizeof(c->application_name));
+		c->settings = p->settings;
+	}
+	if (c->backend_type[0] == '\0')
+		memcpy(c->backend_type, p->backend_type, sizeof(c->backend_type));
+	if (!(c->flags & (CRASH_QUERY_LOGGED | CRASH_QUERY_KEPT_BACK)))
+		history_copy_text(c->query, sizeof(c->query), p->query, strnlen(p->query, sizeof(p->query)));
+}
+
+/* Orders a sample's process entries by user, application and backend type */
+static int
+group_cmp(const void *a, const void *b)
+{
+	const history_process *x = &(*(const history_entry *const *) a)->u.proc;
+	const history_process *y = &(*(const history_entry *const *) b)->u.proc;
+	int			r;
+
+	if ((r = strncmp(x->usename, y->usename, sizeof(x->usename))) != 0 ||
+		(r = strncmp(x->application_name, y->application_name, sizeof(x->application_name))) != 0)
+		return r;
+	return strncmp(x->backend_type, y->backend_type, sizeof(x->backend_type));
+}
+
+/* Keeps a group if it is among the HISTORY_GROUPS largest, largest first */
+static void
+consider_group(history_crash *c, const history_group *g)
+{
+	int			k = HISTORY_GROUPS;
+
+	while (k > 0 && (c->groups[k - 1].processes == 0 || c->groups[k - 1].total < g->total))
+		k--;
+	if (k == HISTORY_GROUPS)
+		return;
+	memmove(&c->groups[k + 1], &c->groups[k], (HISTORY_GROUPS - 1 - k) * sizeof(history_group));
+	c->groups[k] = *g;
+}
+
+/*
+ * Who held the memory at the sample whose n process entries start at
+ * first: its processes grouped by user, application and backend type, the
+ * HISTORY_GROUPS largest by total overhead.
+ */
+static void
+find_groups(history_crash *c, uint64 first, uint32 n)
+{
+	const history_entry **e;
+	history_group g;
+
+	if (n == 0)
+		return;
+	e = palloc(sizeof(history_entry *) * n);
+	for (uint32 i = 0; i < n; i++)
+		e[i] = history_ring_entry(first + i);
+	qsort(e, n, sizeof(e[0]), group_cmp);
+	memset(&g, 0, sizeof(g));
+	for (uint32 i = 0; i < n; i++)
+	{
+		const history_process *p = &e[i]->u.proc;
+
+		if (g.processes > 0 && group_cmp(&e[i], &e[i - 1]) != 0)
+		{
+			consider_group(c, &g);
+			memset(&g, 0, sizeof(g));
+		}
+		if (g.processes++ == 0)
+		{
+			memcpy(g.usename, p->usename, sizeof(g.usename));
+			memcpy(g.application_name, p->application_name, sizeof(g.application_name));
+			memcpy(g.backend_type, p->backend_type, sizeof(g.backend_type));
+		}
+		g.total += Max(p->overhead, 0);
+		if (g.largest_pid == 0 || p->overhead > g.largest)
+		{
+			g.largest = p->overhead;
+			g.largest_pid = e[i]->pid;
+			g.settings = p->settings;
+		}
+	}
+	consider_group(c, &g);
+	pfree(e);
+}
+
 /*
  * A row for the run that began at run_started, from its last two samples
  * in the ring (read in place: the sampler is the ring's only writer). The
  * pid is the postmaster's (how = HOW_POSTMASTER_LOG), or the highest
- * oom_score at the last sample (HOW_GUESS_OOM_SCORE), or none.
+ * oom_score at the last sample (HOW_GUESS_OOM_SCORE), or none. Who it was
+ * and what it ran: what the postmaster copied at its exit, else its last
+ * sample.
  */
 static void
 make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz run_started,
@@ -265,8 +444,11 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	int32		best_score = HISTORY_NO_SCORE;
 	int64		best_overhead = -1;
 
+	uint32		nprocesses = 0;
+
 	memset(c, 0, sizeof(*c));
 	c->crashed_at = crashed_at;
+	c->restarted_at = crashed_at;
 	c->how = how;
 	c->exit_code = -1;
 	c->oom_kills_before = -1;
@@ -281,6 +463,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 		else
 			c->exit_code = seen->number;
 		strlcpy(c->logged, seen->message, sizeof(c->logged));
+		from_exit(c, seen);
 	}
 
 	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
@@ -315,7 +498,9 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 			c->killed_pid = e->pid;
 		}
 		consider_top(c, e);
+		nprocesses++;
 	}
+	find_groups(c, last + 1, nprocesses);
 
 	/*
 	 * The killed process in the run's last two samples only (one killed
@@ -331,6 +516,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 		if (e->kind == HISTORY_PROCESS && e->pid == c->killed_pid)
 			c->killed = *e;
 	}
+	from_sample(c);
 }
 
 int
@@ -343,6 +529,8 @@ crashes_note(bool tail_open)
 	if (crashes->noted)
 		return 0;
 	oom_kills = oom_kills_now();
+	crashes->kills_before = oom_kills;
+	crashes->noted_at = GetCurrentTimestamp();
 
 	/* a previous server's last run, which ended without a clean stop */
 	if (tail_open)
@@ -378,6 +566,18 @@ crashes_note(bool tail_open)
 }
 
 /* --- readers -------------------------------------------------------------- */
+
+bool
+crashes_kills_since(int64 *kills, TimestampTz *since)
+{
+	int64		now;
+
+	if (!crashes->noted || crashes->kills_before < 0 || (now = oom_kills_now()) < 0)
+		return false;
+	*kills = Max(now - crashes->kills_before, 0);
+	*since = crashes->noted_at;
+	return true;
+}
 
 history_crash *
 crashes_copy(uint32 *n)

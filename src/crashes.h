@@ -6,6 +6,8 @@
 #ifndef PROCMEM_CRASHES_H
 #define PROCMEM_CRASHES_H
 
+#include "datatype/timestamp.h"
+
 #include "history_format.h"
 
 /* The crash rows kept (the file keeps them too) */
@@ -33,6 +35,14 @@ extern void crashes_add(const history_crash *c);
 extern int	crashes_note(bool tail_open);
 
 /* --- readers -------------------------------------------------------------- */
+
+/*
+ * OOM kills in the server's cgroup since the sampler first started in this
+ * shared memory (the server's start, or its last crash restart, whose row
+ * counts the kills before it): false when unknown (no cgroup counter, or
+ * no sampler yet).
+ */
+extern bool crashes_kills_since(int64 *kills, TimestampTz *since);
 
 /* The rows kept, oldest first (palloc'd); *n of them. */
 extern history_crash *crashes_copy(uint32 *n);

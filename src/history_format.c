@@ -231,6 +231,22 @@ history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen)
 	memset(dst + n, 0, dstsz - n);
 }
 
+const char *
+history_setting_source_name(int source)
+{
+	/* pg_settings.source's words (GucSource_Names) */
+	static const char *const names[HISTORY_SOURCES] = {
+		[SOURCE_DEFAULT] = "default", [SOURCE_ENV_VAR] = "environment variable",
+		[SOURCE_FILE] = "configuration file", [SOURCE_ARGV] = "command line",
+		[SOURCE_GLOBAL] = "global", [SOURCE_DATABASE] = "database", [SOURCE_USER] = "user",
+		[SOURCE_DATABASE_USER] = "database user", [SOURCE_CLIENT] = "client",
+		[SOURCE_OVERRIDE] = "override", [SOURCE_INTERACTIVE] = "interactive",
+		[SOURCE_TEST] = "test", [SOURCE_SESSION] = "session"
+	};
+
+	return source > 0 && source < HISTORY_SOURCES ? names[source] : NULL;
+}
+
 /* --- loading ------------------------------------------------------------- */
 
 /*

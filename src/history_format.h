@@ -54,6 +54,51 @@ typedef enum history_kind
 	HISTORY_PROCESS = 2
 } history_kind;
 
+/*
+ * The memory settings a backend runs with, and where each was set. value:
+ * bytes (work_mem, temp_buffers, maintenance_work_mem) or thousandths
+ * (hash_mem_multiplier); source: a history_setting_source; 0 both: unknown.
+ */
+typedef enum history_setting
+{
+	SETTING_WORK_MEM = 0,
+	SETTING_HASH_MEM_MULTIPLIER,
+	SETTING_TEMP_BUFFERS,
+	SETTING_MAINTENANCE_WORK_MEM,
+	HISTORY_SETTINGS
+} history_setting;
+
+/*
+ * Where a setting's value came from, as pg_settings.source names it
+ * (history_setting_source_name()); the codes are the file's, whatever a
+ * PostgreSQL version numbers its GucSource.
+ */
+typedef enum history_setting_source
+{
+	SOURCE_UNKNOWN = 0,
+	SOURCE_DEFAULT,
+	SOURCE_ENV_VAR,
+	SOURCE_FILE,
+	SOURCE_ARGV,
+	SOURCE_GLOBAL,
+	SOURCE_DATABASE,
+	SOURCE_USER,
+	SOURCE_DATABASE_USER,
+	SOURCE_CLIENT,
+	SOURCE_OVERRIDE,
+	SOURCE_INTERACTIVE,
+	SOURCE_TEST,
+	SOURCE_SESSION,
+	HISTORY_SOURCES
+} history_setting_source;
+
+typedef struct history_settings
+{
+	int64_t		value[HISTORY_SETTINGS];
+	uint8_t		source[HISTORY_SETTINGS];
+	uint8_t		pad[8 - HISTORY_SETTINGS];
+} history_settings;
+
 /* One process at one sample; times are PostgreSQL timestamps (us since 2000) */
 typedef struct history_process
 {
@@ -74,6 +119,7 @@ typedef struct history_process
 	char		application_name[HISTORY_NAME_LEN];
 	char		state[HISTORY_STATE_LEN];
 	char		query[HISTORY_QUERY_LEN];
+	history_settings settings;	/* as its slot said (contexts.c); 0: unknown */
 } history_process;
 
 /* The machine and the server's cgroup at one sample (bytes, but counts) */
@@ -90,7 +136,7 @@ typedef struct history_system
 	int64_t		cgroup_limit;	/* -1: none */
 	int64_t		cgroup_oom_kills;
 	int64_t		connections;	/* client connections since run_started */
-	int64_t		sample_us;		/* what taking this sample cost */
+	int64_t		sample_us;		/* the sampler's CPU time for this sample */
 	int32_t		processes;		/* processes sampled */
 	int32_t		kept;			/* process entries that follow (fewer than
 								 * processes when the sample outgrew the
@@ -98,6 +144,7 @@ typedef struct history_system
 	/* new in the same format version: 0 in files older builds wrote */
 	int64_t		sample;			/* 1, 2, ...: the order samples were taken in */
 	int64_t		postmaster_started; /* PgStartTime: which postmaster's run */
+	int64_t		sample_wall_us; /* the wall time it took */
 } history_system;
 
 typedef struct history_entry
@@ -121,11 +168,39 @@ typedef enum history_how
 } history_how;
 
 #define HISTORY_TOP 3
+#define HISTORY_GROUPS 3
+#define HISTORY_CRASH_QUERY_LEN 1024	/* what the postmaster logs of it */
+
+/*
+ * The processes of one user, application and backend type at a sample, as
+ * a crash row keeps the largest groups: who held the memory.
+ */
+typedef struct history_group
+{
+	char		usename[HISTORY_NAME_LEN];
+	char		application_name[HISTORY_NAME_LEN];
+	char		backend_type[HISTORY_TYPE_LEN];
+	int32_t		processes;
+	int32_t		largest_pid;
+	int64_t		total;			/* overhead */
+	int64_t		largest;
+	history_settings settings;	/* the largest one's */
+} history_group;
+
+/* What a crash row knows about the killed process's identity and query */
+#define CRASH_SLOT_READ		0x01	/* its slot was read at its exit */
+#define CRASH_QUERY_LOGGED	0x02	/* query: what the postmaster read at its exit */
+#define CRASH_QUERY_CUT		0x04	/* ... cut to what it keeps */
+#define CRASH_QUERY_FOLDED	0x08	/* ... with non-ASCII bytes shown as '?' */
+#define CRASH_QUERY_KEPT_BACK	0x10	/* ... not kept: keep_statement_text was off */
+#define CRASH_FOLDED_KNOWN	0x20	/* whether it was folded is known */
 
 /* A crash restart (or an unclean stop), and what the history knew before it */
 typedef struct history_crash
 {
-	int64_t		crashed_at;		/* also what tells two crash rows apart */
+	int64_t		crashed_at;		/* when the postmaster logged the exit that
+								 * began it (else restarted_at); also what
+								 * tells two crash rows apart */
 	int64_t		last_sample_at; /* 0: no sample before it */
 	int32_t		how;			/* history_how */
 	int32_t		killed_pid;		/* from the log, or the guess (how says); 0: none */
@@ -139,6 +214,20 @@ typedef struct history_crash
 	int32_t		number;			/* 1 for the first the history saw, and so on */
 	int64_t		top_overhead[HISTORY_TOP];
 	char		top_type[HISTORY_TOP][HISTORY_TYPE_LEN];
+	/* the killed process, as the postmaster read it at its exit */
+	int64_t		restarted_at;	/* when shared memory was initialized again */
+	int32_t		flags;			/* CRASH_* */
+	int32_t		pad;
+	int64_t		backend_start;	/* 0: unknown */
+	int64_t		query_start;	/* 0: unknown */
+	char		backend_type[HISTORY_TYPE_LEN];
+	char		datname[HISTORY_NAME_LEN];
+	char		usename[HISTORY_NAME_LEN];
+	char		application_name[HISTORY_NAME_LEN];
+	history_settings settings;
+	char		query[HISTORY_CRASH_QUERY_LEN];
+	/* who held the memory at the last sample: the largest groups, largest first */
+	history_group groups[HISTORY_GROUPS];
 } history_crash;
 
 typedef enum history_record_kind
@@ -208,6 +297,9 @@ extern history_file_result history_file_next(const char *buf, size_t len, size_t
 											 const char **payload);
 
 extern const char *history_file_result_text(history_file_result r);
+
+/* pg_settings.source's name for a history_setting_source; NULL: unknown */
+extern const char *history_setting_source_name(int source);
 
 /* Copies a string into a fixed field, cut at a UTF-8 character boundary. */
 extern void history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen);

@@ -25,14 +25,23 @@
 PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_history_system);
 PG_FUNCTION_INFO_V1(pg_procmem_crash_log);
+PG_FUNCTION_INFO_V1(pg_procmem_crash_groups);
+PG_FUNCTION_INFO_V1(pg_procmem_oom_kills);
+
+/* The columns of the memory settings (put_settings()) */
+#define SETTINGS_NCOLS (2 * HISTORY_SETTINGS)
 
 /* Result columns, in every released shape (see rows.h) */
-#define HISTORY_PROCESSES_NCOLS_V1_2 20
+#define HISTORY_PROCESSES_NCOLS_V1_2 (20 + SETTINGS_NCOLS)
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2};
-#define HISTORY_SYSTEM_NCOLS_V1_2 15
+#define HISTORY_SYSTEM_NCOLS_V1_2 16
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2};
-#define CRASH_LOG_NCOLS_V1_2 23
+#define CRASH_LOG_NCOLS_V1_2 (31 + SETTINGS_NCOLS)
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2};
+#define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
+static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2};
+#define OOM_KILLS_NCOLS_V1_2 2
+static const int oom_kills_shapes[] = {OOM_KILLS_NCOLS_V1_2};
 
 /* The most columns of a row-per-entry function */
 #define ENTRY_MAX_NCOLS HISTORY_PROCESSES_NCOLS_V1_2
@@ -95,6 +104,29 @@ put_query(Datum *values, bool *nulls, int i, const history_process *p)
 		nulls[i] = true;
 }
 
+/*
+ * The memory settings, from i on: work_mem, its source, hash_mem_multiplier,
+ * its source, temp_buffers, its source, maintenance_work_mem, its source
+ * (NULL: not said); returns the next column.
+ */
+static int
+put_settings(Datum *values, bool *nulls, int i, const history_settings *s)
+{
+	for (int k = 0; k < HISTORY_SETTINGS; k++)
+	{
+		const char *source = history_setting_source_name(s->source[k]);
+
+		if (k == SETTING_HASH_MEM_MULTIPLIER)
+			values[i] = Float8GetDatum(s->value[k] / 1000.0);
+		else
+			values[i] = Int64GetDatum(s->value[k]);
+		/* a value without its source is one nobody said */
+		nulls[i++] = source == NULL || s->value[k] < 0;
+		put_text(values, nulls, i++, source);
+	}
+	return i;
+}
+
 /* The columns of one process entry, from i on; returns the next column */
 static int
 put_process(Datum *values, bool *nulls, int i, const history_entry *e)
@@ -119,7 +151,7 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	for (int k = 0; k < lengthof(bytes); k++)
 		put_int8(values, nulls, i++, bytes[k]);
 	put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
-	return i;
+	return put_settings(values, nulls, i, &p->settings);
 }
 
 /* The columns of one system entry, from i on; returns the next column */
@@ -137,6 +169,8 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	for (int k = 0; k < lengthof(figures); k++)
 		put_int8(values, nulls, i++, figures[k]);
 	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
+	values[i] = Float8GetDatum(s->sample_wall_us / 1000.0);
+	nulls[i++] = s->sample_wall_us <= 0;	/* files of older builds: 0 */
 	return i;
 }
 
@@ -247,6 +281,37 @@ put_top(Datum *values, bool *nulls, int i, const history_crash *c)
 	values[i + 2] = build_array(bytes, n, INT8OID);
 }
 
+/*
+ * Who the killed process was and what it ran, from i on: backend_type,
+ * usename, datname, application_name, backend_start, query_start, query,
+ * query_from ('exit': as the postmaster read it when the process exited;
+ * 'last sample'), query_cut, query_folded (NULL: unknown); the next column.
+ */
+static int
+put_who(Datum *values, bool *nulls, int i, const history_crash *c)
+{
+	bool		logged = (c->flags & CRASH_QUERY_LOGGED) != 0;
+	bool		no_query;
+
+	FIELD(values, nulls, i++, c->backend_type);
+	FIELD(values, nulls, i++, c->usename);
+	FIELD(values, nulls, i++, c->datname);
+	FIELD(values, nulls, i++, c->application_name);
+	put_time(values, nulls, i++, c->backend_start);
+	put_time(values, nulls, i++, c->query_start);
+	if (procmem_keep_statement_text)
+		FIELD(values, nulls, i, c->query);
+	else
+		nulls[i] = true;
+	no_query = nulls[i++];
+	put_text(values, nulls, i++, no_query ? NULL : logged ? "exit" : "last sample");
+	values[i] = BoolGetDatum((c->flags & CRASH_QUERY_CUT) != 0);
+	nulls[i++] = !logged || no_query;
+	values[i] = BoolGetDatum((c->flags & CRASH_QUERY_FOLDED) != 0);
+	nulls[i++] = !logged || no_query || !(c->flags & CRASH_FOLDED_KNOWN);
+	return i;
+}
+
 /* pg_procmem_crash_log(missing_ok) - the crash restarts the history saw */
 Datum
 pg_procmem_crash_log(PG_FUNCTION_ARGS)
@@ -278,6 +343,7 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		values[i] = Int32GetDatum(c[k].exit_code);
 		nulls[i++] = c[k].exit_code < 0;
 		FIELD(values, nulls, i++, c[k].logged);
+		put_time(values, nulls, i++, c[k].restarted_at);
 		values[i] = Int64GetDatum(c[k].oom_kills_after - c[k].oom_kills_before);
 		nulls[i++] = c[k].oom_kills_before < 0 || c[k].oom_kills_after < c[k].oom_kills_before;
 		put_time(values, nulls, i++, c[k].last_sample_at);
@@ -291,23 +357,86 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 			const history_process *p = &c[k].killed.u.proc;
 
 			put_time(values, nulls, i++, c[k].killed.sampled_at);
-			FIELD(values, nulls, i++, p->backend_type);
-			put_query(values, nulls, i++, p);
 			put_query_id(values, nulls, i++, p);
-			put_time(values, nulls, i++, p->query_start);
 			put_int8(values, nulls, i++, p->overhead);
 			put_int8(values, nulls, i++, p->context_bytes);
 			put_int8(values, nulls, i++, p->page_tables);
 			put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
 		}
 		else
-			for (int j = 0; j < 9; j++)
+			for (int j = 0; j < 6; j++)
 				nulls[i++] = true;
+		i = put_who(values, nulls, i, &c[k]);
 		put_top(values, nulls, i, &c[k]);
 		i += 3;
+		i = put_settings(values, nulls, i, &c[k].settings);
 		Assert(i == CRASH_LOG_NCOLS_V1_2);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(c);
 	return (Datum) 0;
+}
+
+/*
+ * pg_procmem_crash_groups(missing_ok) - who held the memory at each crash
+ * row's last sample: its processes grouped by user, application and
+ * backend type, the largest groups first.
+ */
+Datum
+pg_procmem_crash_groups(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo;
+	history_crash *c;
+	uint32		nc;
+
+	if ((rsinfo = history_srf(fcinfo, crash_holders_shapes, lengthof(crash_holders_shapes))) == NULL)
+		return (Datum) 0;
+	c = crashes_copy(&nc);
+	for (uint32 k = 0; k < nc; k++)
+		for (int r = 0; r < HISTORY_GROUPS && c[k].groups[r].processes > 0; r++)
+		{
+			const history_group *g = &c[k].groups[r];
+			Datum		values[CRASH_HOLDERS_NCOLS_V1_2];
+			bool		nulls[CRASH_HOLDERS_NCOLS_V1_2];
+			int			i = 0;
+
+			memset(nulls, 0, sizeof(nulls));
+			values[i++] = Int32GetDatum(c[k].number);
+			values[i++] = Int32GetDatum(r + 1);
+			FIELD(values, nulls, i++, g->usename);
+			FIELD(values, nulls, i++, g->application_name);
+			FIELD(values, nulls, i++, g->backend_type);
+			values[i++] = Int32GetDatum(g->processes);
+			put_int8(values, nulls, i++, g->total);
+			put_int8(values, nulls, i++, g->largest);
+			values[i++] = Int32GetDatum(g->largest_pid);
+			i = put_settings(values, nulls, i, &g->settings);
+			Assert(i == CRASH_HOLDERS_NCOLS_V1_2);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	pfree(c);
+	return (Datum) 0;
+}
+
+/*
+ * pg_procmem_oom_kills() - the OOM kills in the server's memory cgroup
+ * since the server started or last restarted after a crash (a crash row
+ * counts those before it), and since when; NULLs when unknown (not
+ * preloaded, no cgroup counter, no sampler yet).
+ */
+Datum
+pg_procmem_oom_kills(PG_FUNCTION_ARGS)
+{
+	Datum		values[OOM_KILLS_NCOLS_V1_2];
+	bool		nulls[OOM_KILLS_NCOLS_V1_2] = {true, true};
+	int64		kills;
+	TimestampTz since;
+
+	if (history_ring_exists() && crashes_kills_since(&kills, &since))
+	{
+		values[0] = Int64GetDatum(kills);
+		values[1] = TimestampTzGetDatum(since);
+		nulls[0] = nulls[1] = false;
+	}
+	PG_RETURN_DATUM(one_row(fcinfo, oom_kills_shapes, lengthof(oom_kills_shapes), values, nulls));
 }

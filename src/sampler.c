@@ -19,6 +19,7 @@
 #include "compat.h"
 
 #include <signal.h>
+#include <time.h>
 
 #include "access/xact.h"
 #include "commands/dbcommands.h"
@@ -227,6 +228,8 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	p->oom_score = (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
 		HISTORY_NO_SCORE : (int32) s.oom_score;
 	p->context_bytes = t ? t->bytes : -1;
+	if (t)
+		p->settings = t->settings;
 
 	if (w)
 	{
@@ -322,9 +325,11 @@ take_sample(MemoryContext cxt)
 	sample_state st;
 	procmem_options opt = procmem_current_options(false);
 	instr_time	start, end;
+	struct timespec cpu_start, cpu_end;
 	static bool hidden_said = false;
 
 	INSTR_TIME_SET_CURRENT(start);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
 	memset(&st, 0, sizeof(st));
 	st.at = GetCurrentTimestamp();
 	st.cap = 256;
@@ -342,7 +347,11 @@ take_sample(MemoryContext cxt)
 	fit_ring(&st);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
-	st.e[0].u.sys.sample_us = INSTR_TIME_GET_MICROSEC(end);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_end);
+	/* its own CPU: the wall time also counts waiting for a busy machine */
+	st.e[0].u.sys.sample_us = (int64) (cpu_end.tv_sec - cpu_start.tv_sec) * 1000000 +
+		(cpu_end.tv_nsec - cpu_start.tv_nsec) / 1000;
+	st.e[0].u.sys.sample_wall_us = INSTR_TIME_GET_MICROSEC(end);
 
 	history_ring_append(st.e, st.n);
 	history_file_append_sample(st.e, st.n);

@@ -10,7 +10,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_memory_settings(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
-			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)) AS c
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)) AS c
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
 
 COMMENT ON VIEW pg_procmem_advice IS

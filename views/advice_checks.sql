@@ -127,23 +127,28 @@ BEGIN ATOMIC
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
 		   pg_catalog.format('work_mem could take %s; %s of memory left',
-							 pg_catalog.pg_size_pretty(e.connections OPERATOR(pg_catalog.+) e.autovacuum),
+							 pg_catalog.pg_size_pretty((e.connections OPERATOR(pg_catalog.+) e.autovacuum)
+													   OPERATOR(pg_catalog.+) e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
-							 '%s = %s, against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
+							 '%s = %s, plus max_connections x temp_buffers %s = %s (local buffers a session keeps '
+							 'until it ends), against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
 							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
 							 pg_catalog.pg_size_pretty(e.connections), f.autovacuum_max_workers,
 							 pg_catalog.pg_size_pretty(f.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.temp_buffers), pg_catalog.pg_size_pretty(e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
 		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
-							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; or lower '
+							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; keep '
+							 'temp_buffers small where sessions use temporary tables; or lower '
 							 'max_connections and put a pooler in front',
-							 pg_catalog.pg_size_pretty(GREATEST((f.available OPERATOR(pg_catalog.-) e.autovacuum)
+							 pg_catalog.pg_size_pretty(GREATEST(((f.available OPERATOR(pg_catalog.-) e.autovacuum) OPERATOR(pg_catalog.-) e.temp)
 										OPERATOR(pg_catalog./) (f.max_connections OPERATOR(pg_catalog.*) f.hash_mem_multiplier), 65536)::bigint))
 	FROM (SELECT ((f.max_connections OPERATOR(pg_catalog.*) f.work_mem) OPERATOR(pg_catalog.*) f.hash_mem_multiplier)::bigint
 					 AS connections,
-				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum) AS e
-	WHERE (e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.>) f.available
+				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum,
+				 f.max_connections OPERATOR(pg_catalog.*) f.temp_buffers AS temp) AS e
+	WHERE ((e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.+) e.temp) OPERATOR(pg_catalog.>) f.available
 
 	UNION ALL
 	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
@@ -275,16 +280,28 @@ BEGIN ATOMIC
 	  AND (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) f.cgroup_tightest_limit
 
 	UNION ALL
-	SELECT 'cgroup_oom_kills', 'critical',
-		   pg_catalog.format('%s in the server''s memory cgroup',
-							 CASE f.cgroup_oom_kills WHEN 1 THEN '1 OOM kill'
-								  ELSE f.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills' END),
-		   pg_catalog.format('the memory cgroup %s has recorded %s OOM kills (%s times at its limit)',
-							 f.cgroup_path, f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
-		   'processes in the server''s cgroup were killed for memory: look for "terminated by signal 9" in the '
-		   'server log; if a backend was killed, every session ended in a crash restart. Raise the limit or lower '
-		   'what the server can take (work_mem, max_connections, shared_buffers)'
-	WHERE f.cgroup_oom_kills OPERATOR(pg_catalog.>) 0
+	-- counted since the server started or last restarted after a crash (a
+	-- crash row counts the kills before it): without the memory history,
+	-- only the cgroup's lifetime count, which may be old news
+	SELECT 'cgroup_oom_kills', CASE WHEN k.lately THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('%s in the server''s memory cgroup %s',
+							 CASE k.kills WHEN 1 THEN '1 OOM kill' ELSE k.kills OPERATOR(pg_catalog.||) ' OOM kills' END,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||)
+									   pg_catalog.to_char(f.oom_kills_since, 'YYYY-MM-DD HH24:MI')
+								  ELSE 'since it was made' END),
+		   pg_catalog.format('the memory cgroup %s counted %s OOM kills %s; %s since it was made (%s times at its limit)',
+							 f.cgroup_path, k.kills,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||) f.oom_kills_since
+										OPERATOR(pg_catalog.||) ', when the server started or last restarted after a crash'
+								  ELSE 'in its life (without the memory history the server''s share is unknown)' END,
+							 f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
+		   'the kernel killed processes in the server''s cgroup for memory, and a killed backend ends every '
+		   'session; pg_procmem_crashes names what was killed and pg_procmem_crash_holders who held the memory '
+		   '(with pg_procmem in shared_preload_libraries); raise the limit or lower what the server can take '
+		   '(work_mem, temp_buffers, max_connections, shared_buffers)'
+	FROM (SELECT f.oom_kills_lately IS NOT NULL AS lately,
+				 COALESCE(f.oom_kills_lately, f.cgroup_oom_kills) AS kills) AS k
+	WHERE k.kills OPERATOR(pg_catalog.>) 0
 
 	UNION ALL
 	SELECT 'jit_memory',
@@ -308,6 +325,106 @@ BEGIN ATOMIC
 	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
+-- Crash restarts of the last day, from the memory history (none without
+-- pg_procmem in shared_preload_libraries): what was killed, who it was,
+-- what it ran and with which settings, who held the memory, what to change.
+CREATE FUNCTION pg_procmem_advice_crashes(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT 'crash_restart', 'critical',
+		   @extschema@.pg_procmem_clip(pg_catalog.format('crash %s ago: %s', v.ago,
+				CASE WHEN v.elsewhere THEN v.holders
+					 ELSE pg_catalog.concat_ws(' ', 'pid ' OPERATOR(pg_catalog.||) v.pid, v.who,
+											   COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled'),
+											   c.query) END), 64),
+		   pg_catalog.concat_ws('; ',
+				pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+								  COALESCE(c.logged, c.how_known)),
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name,
+						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
+				'its query: ' OPERATOR(pg_catalog.||) @extschema@.pg_procmem_clip(c.query, 300),
+				CASE WHEN c.overhead IS NOT NULL
+					 THEN pg_catalog.format('it held %s at its last sample', pg_catalog.pg_size_pretty(c.overhead))
+					 WHEN v.pid IS NOT NULL THEN 'no sample saw it (it grew within one sample interval)' END,
+				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
+				CASE WHEN v.elsewhere
+					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
+											pg_catalog.pg_size_pretty(h.largest),
+											COALESCE(', with ' OPERATOR(pg_catalog.||) v.holder_settings, '')) END,
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
+		   pg_catalog.concat_ws(' ',
+				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+					 THEN pg_catalog.format('%s: each may keep temp_buffers = %s of local buffers until it ends (%s): '
+											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
+											v.holders, pg_catalog.pg_size_pretty(h.temp_buffers), h.temp_buffers_source)
+					 WHEN v.elsewhere
+					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
+											'many run at once (a pooler).', v.holders) END,
+				CASE WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
+											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
+											pg_catalog.split_part(v.said[1], ' (', 1),
+											CASE c.work_mem_source WHEN 'session' THEN 'in its session (the application''s SET)'
+												 WHEN 'user' THEN 'for its role'
+												 WHEN 'database' THEN 'for its database'
+												 WHEN 'database user' THEN 'for its role in its database'
+												 WHEN 'client' THEN 'by its client at connection (PGOPTIONS)'
+												 ELSE 'as ' OPERATOR(pg_catalog.||) c.work_mem_source END,
+											CASE c.work_mem_source
+												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
+												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)
+												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
+																							 c.usename, c.datname)
+												 ELSE '' END)
+					 WHEN NOT v.elsewhere AND v.pid IS NOT NULL
+					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
+				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
+											'oom_auxiliary_first check).', c.backend_type) END,
+				'Keep what the server can take within its memory limit (pg_procmem_headroom); '
+				'pg_procmem_crashes and pg_procmem_crash_holders have the details.')
+	FROM @extschema@.pg_procmem_crash_log(true) AS c
+		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
+			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
+		 -- what its session, role or database gave it (work_mem first, when it did)
+		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
+						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said) AS s,
+		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+							  ELSE c.backend_type END AS who,
+						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+							 COALESCE(c.killed_pid, c.guessed_pid),
+							 (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
+								 (h.usename, h.application_name, h.backend_type),
+							 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+							 h.processes, h.overhead) AS holders,
+						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
+						 NULLIF(pg_catalog.array_to_string(@extschema@.pg_procmem_settings_said(h.work_mem,
+							 h.work_mem_source, h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers,
+							 h.temp_buffers_source, h.maintenance_work_mem, h.maintenance_work_mem_source), ', '), '')
+							 AS holder_settings,
+						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
+							 AS server_sources,
+						 CASE WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 min'
+							  THEN pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at))
+								   OPERATOR(pg_catalog.||) ' s'
+							  WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 hour'
+							  THEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
+													OPERATOR(pg_catalog./) 60) OPERATOR(pg_catalog.||) ' min'
+							  ELSE pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
+													OPERATOR(pg_catalog./) 3600) OPERATOR(pg_catalog.||) ' h' END AS ago) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval);
+END;
+
+COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
+'internal: the crash_restart check of pg_procmem_advice (the memory history''s crash rows of the last day)';
+
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
 'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
 COMMENT ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) IS
@@ -324,7 +441,8 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLI
 REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
-	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts)
-	TO pg_read_all_stats;
+	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
+	pg_procmem_advice_crashes(pg_procmem_advice_facts) TO pg_read_all_stats;

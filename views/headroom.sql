@@ -12,7 +12,10 @@ SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections
 			THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
 			ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
 		   AS autovacuum_work_mem,
-	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers;
+	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers,
+	   -- local buffers for temporary tables: a backend keeps those it filled
+	   -- until it exits
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('temp_buffers')) AS temp_buffers;
 
 COMMENT ON VIEW pg_procmem_memory_settings IS
 'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
@@ -71,7 +74,9 @@ SELECT r.mem_available,
 	   COALESCE(b.avg_idle_overhead, b.min_client_overhead) AS per_connection,
 	   CASE WHEN b.avg_idle_overhead IS NOT NULL THEN 'the average idle client backend'
 			WHEN b.min_client_overhead IS NOT NULL THEN 'the smallest client backend (none is idle)' END
-		   AS per_connection_from
+		   AS per_connection_from,
+	   g.temp_buffers,
+	   (g.max_connections OPERATOR(pg_catalog.*) g.temp_buffers) AS temp_buffers_exposure
 FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
 
 COMMENT ON VIEW pg_procmem_headroom IS

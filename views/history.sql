@@ -26,7 +26,15 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT rss bigint,
 	OUT swap bigint,
 	OUT context_bytes bigint,
-	OUT oom_score integer)
+	OUT oom_score integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -50,7 +58,8 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT cgroup_limit bigint,
 	OUT cgroup_oom_kills bigint,
 	OUT connections bigint,
-	OUT sample_ms double precision)
+	OUT sample_ms double precision,
+	OUT sample_wall_ms double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -68,27 +77,154 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT signal integer,
 	OUT exit_code integer,
 	OUT logged text,
+	OUT restarted_at timestamptz,
 	OUT cgroup_oom_kills bigint,
 	OUT last_sample_at timestamptz,
 	OUT seconds_since_sample double precision,
 	OUT last_seen_at timestamptz,
-	OUT backend_type text,
-	OUT query text,
 	OUT query_id bigint,
-	OUT query_start timestamptz,
 	OUT overhead bigint,
 	OUT context_bytes bigint,
 	OUT page_tables bigint,
 	OUT oom_score integer,
+	OUT backend_type text,
+	OUT usename text,
+	OUT datname text,
+	OUT application_name text,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT query text,
+	OUT query_from text,
+	OUT query_cut boolean,
+	OUT query_folded boolean,
 	OUT top_pids integer[],
 	OUT top_backend_types text[],
-	OUT top_overheads bigint[])
+	OUT top_overheads bigint[],
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION pg_procmem_crash_log(boolean) IS
 'the memory history: every crash restart it saw (what pg_procmem_crashes shows)';
+
+CREATE FUNCTION pg_procmem_crash_groups(
+	IN missing_ok boolean DEFAULT false,
+	OUT number integer,
+	OUT rank integer,
+	OUT usename text,
+	OUT application_name text,
+	OUT backend_type text,
+	OUT processes integer,
+	OUT overhead bigint,
+	OUT largest bigint,
+	OUT largest_pid integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_groups(boolean) IS
+'the memory history: who held the memory at each crash row''s last sample (what pg_procmem_crash_holders shows)';
+
+-- The OOM kills in the server's memory cgroup since the sampler first ran
+-- in this shared memory: since the server started, or since its last crash
+-- restart (whose crash row counts the kills before it). NULLs when unknown.
+CREATE FUNCTION pg_procmem_oom_kills(
+	OUT cgroup_oom_kills bigint,
+	OUT since timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_oom_kills'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_oom_kills() IS
+'the OOM kills in the server''s memory cgroup since the server started or last restarted after a crash';
+
+-- The memory settings a backend ran with that its session, role or
+-- database gave it (not the server's own), each as "work_mem = 8GB
+-- (session)"; an empty array when none.
+CREATE FUNCTION pg_procmem_settings_said(
+	work_mem bigint, work_mem_source text, hash_mem_multiplier double precision,
+	hash_mem_multiplier_source text, temp_buffers bigint, temp_buffers_source text,
+	maintenance_work_mem bigint, maintenance_work_mem_source text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
+					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN s.value::text
+							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
+							THEN (s.value::bigint OPERATOR(pg_catalog./) 1073741824) OPERATOR(pg_catalog.||) 'GB'
+							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
+							THEN (s.value::bigint OPERATOR(pg_catalog./) 1048576) OPERATOR(pg_catalog.||) 'MB'
+							ELSE (s.value::bigint OPERATOR(pg_catalog./) 1024) OPERATOR(pg_catalog.||) 'kB' END,
+					   s.source)
+			 FROM (VALUES (1, 'work_mem', work_mem::float8, work_mem_source),
+						  (2, 'hash_mem_multiplier', hash_mem_multiplier, hash_mem_multiplier_source),
+						  (3, 'temp_buffers', temp_buffers::float8, temp_buffers_source),
+						  (4, 'maintenance_work_mem', maintenance_work_mem::float8, maintenance_work_mem_source))
+				  AS s(i, name, value, source)
+			 -- what the server itself sets: not the backend's own
+			 WHERE s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
+						  'command line', 'environment variable', 'override'])
+			 ORDER BY s.i);
+
+COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) IS
+'internal: the memory settings a backend''s session, role or database gave it, in words';
+
+-- How the crash rows name a group of processes (pg_procmem_crash_holders):
+-- "alice/etl: 11 sessions held 898 MB", "checkpointer: 1 process held 1 MB";
+-- terse, "11 alice/etl held 898 MB".
+CREATE FUNCTION pg_procmem_holder_text(backend_type text, usename text, application_name text,
+									   processes integer, overhead bigint, terse boolean DEFAULT false)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s held %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.=) 'client backend'
+				THEN COALESCE(NULLIF(pg_catalog.concat_ws('/', usename, application_name), ''), '?')
+				ELSE backend_type END,
+		   processes,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.<>) 'client backend'
+				THEN CASE processes WHEN 1 THEN ' process' ELSE ' processes' END
+				WHEN processes OPERATOR(pg_catalog.=) 1 THEN ' session'
+				ELSE ' sessions' END,
+		   pg_catalog.pg_size_pretty(overhead));
+
+-- Whether a crash's victim held a small part of the memory, so that the
+-- largest group at the last sample (its processes, the largest one's pid,
+-- their overhead; same_group: the victim's user, application and type) is
+-- the one to name: an auxiliary process, which the kernel takes for the
+-- shared memory it touched; a backend a sample saw holding under half of
+-- what that group held; or one no sample saw, one of a group of sessions
+-- like it. A backend no sample saw and in no such group grew within one
+-- interval: it is the culprit.
+CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
+										  group_processes integer, group_largest_pid integer,
+										  group_overhead bigint)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN group_processes IS NOT NULL
+	   AND NOT (group_processes OPERATOR(pg_catalog.=) 1 AND group_largest_pid OPERATOR(pg_catalog.=) pid)
+	   AND COALESCE(backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					OR (overhead OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.<) group_overhead
+					OR (overhead IS NULL AND same_group AND group_processes OPERATOR(pg_catalog.>) 1), false);
+
+COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
+'internal: a group of processes of a crash row, in words';
+COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) IS
+'internal: whether a crash''s victim held a small part of the memory';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
 CREATE VIEW pg_procmem_history AS
@@ -105,28 +241,110 @@ COMMENT ON VIEW pg_procmem_history_system IS
 'the machine and the server''s memory cgroup at every sample of the memory history';
 
 -- One row per crash restart the history saw (and per run that ended
--- without a clean stop): who was killed, how that is known, and what the
--- last sample before it showed. killed_pid is set only when the postmaster
--- logged it; guessed_pid (the highest oom_score at the last sample) is a
--- guess and says so. backend_type .. oom_score describe that process at its
--- last sample (last_seen_at). number counts the rows since the history
--- file was created (for a counter: the highest is how many there were).
--- summary is the row in one terminal line (at most 56 columns): who,
--- what it cost and the start of its query.
+-- without a clean stop): who was killed, how that is known, who it was and
+-- what it ran, and what the last sample before it showed. killed_pid is set
+-- only when the postmaster logged it; guessed_pid (the highest oom_score at
+-- the last sample) is a guess and says so. crashed_at is when the
+-- postmaster logged the exit (restarted_at when it logged none). usename ..
+-- query and the memory settings are what the process said of itself,
+-- copied by the postmaster at its exit, else its last sample; query_from
+-- says which. query_id .. oom_score describe it at its last sample
+-- (last_seen_at). number counts the rows since the history file was
+-- created (for a counter: the highest is how many there were). summary is
+-- the row in one terminal line (at most 56 columns); report, in lines of
+-- at most 56: who, what it ran and with which settings, what it held, and,
+-- when it held a small part of the memory, who held the rest
+-- (pg_procmem_crash_holders).
 CREATE VIEW pg_procmem_crashes AS
-SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary
-FROM @extschema@.pg_procmem_crash_log(false) AS c,
-	 LATERAL (SELECT CASE WHEN c.killed_pid IS NULL AND c.guessed_pid IS NULL
-						  THEN c.how_known
+SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
+FROM @extschema@.pg_procmem_crash_log(false) AS c
+	 LEFT JOIN LATERAL (SELECT h.*,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead) AS line,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead, true) AS terse
+						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+						WHERE h.number OPERATOR(pg_catalog.=) c.number
+						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
+	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+					 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+						  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+						  ELSE c.backend_type END AS who,
+					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
+					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+						 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+					 g.same_group
+			  FROM (SELECT (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
+							   (h.usename, h.application_name, h.backend_type) AS same_group) AS g) AS v,
+	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
+						  -- one of a group of sessions like it: the group, then which
+						  WHEN v.elsewhere AND v.same_group
+						  THEN pg_catalog.format('%s; pid %s killed', h.terse, v.pid)
+						  WHEN v.elsewhere
+						  THEN pg_catalog.format('killed: %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
+												 v.held, h.terse)
 						  ELSE pg_catalog.concat_ws(', ',
 								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
-									   OPERATOR(pg_catalog.||) COALESCE(c.killed_pid, c.guessed_pid),
-								   c.backend_type, pg_catalog.pg_size_pretty(c.overhead))
-							   OPERATOR(pg_catalog.||)
-							   COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t;
+									   OPERATOR(pg_catalog.||) v.pid,
+								   v.who, v.held)
+							   OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t,
+	 LATERAL (SELECT pg_catalog.string_agg(@extschema@.pg_procmem_clip(l.line, 56), E'\n' ORDER BY l.i) AS report
+			  FROM (VALUES
+				(1, CASE WHEN v.pid IS NULL THEN c.how_known
+						 ELSE pg_catalog.format('%s: pid %s, %s%s',
+								  CASE WHEN c.killed_pid IS NULL THEN 'guess' ELSE 'killed' END, v.pid,
+								  COALESCE(c.backend_type, 'unknown type'),
+								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
+										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
+				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+							 'app ' OPERATOR(pg_catalog.||) c.application_name,
+							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
+				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
+							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(5, CASE WHEN v.pid IS NULL THEN NULL
+						 WHEN c.overhead IS NOT NULL
+						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.last_seen_at)::numeric, 1))
+						 ELSE 'no sample saw it' OPERATOR(pg_catalog.||)
+							  COALESCE(pg_catalog.format(' (query started %s s before)',
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.query_start)::numeric, 1)), '') END),
+				-- the largest group beside it: sessions like it, or who held the
+				-- memory when it did not
+				(7, CASE WHEN v.elsewhere OR h.processes OPERATOR(pg_catalog.>) 1 THEN h.line END),
+				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
+				UNION ALL
+				-- what it ran with, a line each; and the largest holder's
+				SELECT 6 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source,
+						 c.hash_mem_multiplier, c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				UNION ALL
+				SELECT 8 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'its largest ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source,
+						 h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
+						 h.maintenance_work_mem, h.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				WHERE v.elsewhere)
+				   AS l(i, line)
+			  WHERE l.line IS NOT NULL) AS r;
 
 COMMENT ON VIEW pg_procmem_crashes IS
-'crash restarts seen by the memory history: the killed process, how that is known, and the memory before it';
+'crash restarts seen by the memory history: the killed process, who it was, what it ran, and who held the memory';
+
+-- Who held the memory at each crash row's last sample: the processes
+-- grouped by user, application and backend type, the 3 largest groups by
+-- total overhead (rank 1 first), with the largest one's memory settings.
+CREATE VIEW pg_procmem_crash_holders AS
+SELECT * FROM @extschema@.pg_procmem_crash_groups(false);
+
+COMMENT ON VIEW pg_procmem_crash_holders IS
+'who held the memory before each crash restart: the largest groups of processes by user, application and type';
 
 -- Memory by query, by sampling: what the backends running each query_id
 -- held while they ran it (active samples only), largest first. first_seen
@@ -171,6 +389,12 @@ COMMENT ON VIEW pg_procmem_query_memory IS
 REVOKE ALL ON FUNCTION pg_procmem_history_processes(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_history_system_samples(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crashes FROM PUBLIC;
@@ -178,5 +402,10 @@ REVOKE ALL ON pg_procmem_query_memory FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_processes(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
+	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
+	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;

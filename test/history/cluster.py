@@ -23,7 +23,7 @@ OPTS = os.environ.get("SERVER_OPTS", "")
 STAT_TMP = os.path.join(DATA, "pg_stat_tmp")
 HFILE = os.path.join(STAT_TMP, "pg_procmem.history")
 HTMP = HFILE + ".tmp"
-ENTRY = 608                     # sizeof(history_entry): the format
+ENTRY = 648                     # sizeof(history_entry): the format
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 # the interval goes in postgresql.auto.conf: a command-line setting would

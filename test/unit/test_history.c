@@ -341,7 +341,16 @@ test_header(void)
 	ok(good.magic == HISTORY_FILE_MAGIC && good.version == HISTORY_FILE_VERSION &&
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
-	is_i64(sizeof(history_entry), 608, "header: an entry is 608 bytes (the format; history_format.h)");
+	is_i64(sizeof(history_entry), 648, "header: an entry is 648 bytes (the format; history_format.h)");
+	is_i64(sizeof(history_crash), 3080, "header: a crash row is 3080 bytes");
+	ok(history_setting_source_name(SOURCE_SESSION) && strcmp(history_setting_source_name(SOURCE_SESSION), "session") == 0 &&
+	   strcmp(history_setting_source_name(SOURCE_USER), "user") == 0 &&
+	   strcmp(history_setting_source_name(SOURCE_DATABASE_USER), "database user") == 0 &&
+	   strcmp(history_setting_source_name(SOURCE_FILE), "configuration file") == 0,
+	   "settings: sources named as pg_settings.source names them");
+	ok(history_setting_source_name(SOURCE_UNKNOWN) == NULL && history_setting_source_name(HISTORY_SOURCES) == NULL &&
+	   history_setting_source_name(-1) == NULL && history_setting_source_name(255) == NULL,
+	   "settings: an unknown source, or one a file made up, has no name");
 	is_i64(history_file_check_header((char *) &good, sizeof(good)), HF_OK, "header: good");
 	is_i64(history_file_check_header((char *) &good, sizeof(good) - 1), HF_SHORT,
 		   "header: one byte short, right magic: cut short");

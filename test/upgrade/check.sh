@@ -64,6 +64,15 @@ read_everything() {
 		f:pg_procmem_advice_*) out=$(sql "$1" "SELECT count(*) FROM pg_procmem_advice_facts AS f, ${obj#f:}(f)" 2>&1) ;;
 		# a text and the columns to fit it in
 		f:pg_procmem_clip) out=$(sql "$1" "SELECT pg_procmem_clip(E'a\\tb', 2) = 'a~'" 2>&1) && [ "$out" = t ] ;;
+		# the crash rows' words: settings a session gave itself, a group, whether the victim held little
+		f:pg_procmem_settings_said) out=$(sql "$1" "SELECT pg_procmem_settings_said(8589934592, 'session', 2, 'default',
+			8388608, 'user', 67108864, 'configuration file')
+			= ARRAY['work_mem = 8GB (session)', 'temp_buffers = 8MB (user)']" 2>&1) && [ "$out" = t ] ;;
+		f:pg_procmem_holder_text) out=$(sql "$1" "SELECT pg_procmem_holder_text('client backend', 'etl', 'loader', 11,
+			941621248) = 'etl/loader: 11 sessions held 898 MB'" 2>&1) && [ "$out" = t ] ;;
+		f:pg_procmem_held_elsewhere) out=$(sql "$1" "SELECT pg_procmem_held_elsewhere('checkpointer', 1048576, 8485, false,
+			11, 9000, 941621248) AND NOT pg_procmem_held_elsewhere('client backend', NULL, 8485, false, 100, 9000,
+			941621248)" 2>&1) && [ "$out" = t ] ;;
 		f:*) out=$(sql "$1" "SELECT count(*) FROM ${obj#f:}()" 2>&1) ;;
 		esac
 		[ $? -eq 0 ] || bad+="${obj#*:} (${out//$'\n'/ }) "
