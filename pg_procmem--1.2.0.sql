@@ -1006,12 +1006,12 @@ COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, tex
 
 -- How the crash rows name a group of processes (pg_procmem_crash_holders):
 -- "alice/etl: 11 sessions held 898 MB", "checkpointer: 1 process held 1 MB";
--- terse, "11 alice/etl held 898 MB".
+-- terse, "11 alice/etl had 898 MB".
 CREATE FUNCTION pg_procmem_holder_text(backend_type text, usename text, application_name text,
 									   processes integer, overhead bigint, terse boolean DEFAULT false)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s held %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
+RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
 		   CASE WHEN backend_type OPERATOR(pg_catalog.=) 'client backend'
 				THEN COALESCE(NULLIF(pg_catalog.concat_ws('/', usename, application_name), ''), '?')
 				ELSE backend_type END,

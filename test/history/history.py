@@ -284,8 +284,12 @@ def restarts(pid):
     wait_until(lambda: int(value("SELECT count(*) FROM pg_procmem_crashes")) == crashes + 2, 60)
     c = rows("SELECT * FROM pg_procmem_crashes ORDER BY number DESC LIMIT 1")[0]
     ok(c["number"] == str(crashes + 2) and c["how_known"] == "postmaster log" and c["last_sample_at"] is None
-       and c["query"] is None and c["top_pids"] == "{}",
+       and c["last_seen_at"] is None and c["overhead"] is None and c["top_pids"] == "{}",
        "a crash before its run's first sample: the pid from the log, no earlier run's sample", c)
+    ok(c["query"] == "SELECT pg_sleep(60);" and c["query_from"] == "exit" and c["query_cut"] == "f"
+       and c["application_name"] == "history-unsampled" and c["work_mem_source"] == "default"
+       and "no sample saw it" in c["report"],
+       "... and who it was and what it ran, from what the postmaster copied at its exit", c)
     execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
     execute("SELECT pg_reload_conf()")
 
