@@ -290,6 +290,8 @@ make_memory_cgroup() {
 		[ -n "$path" ] && grep -qw memory "/sys/fs/cgroup${path%/}/cgroup.subtree_control" 2>/dev/null || return 1
 		dir=/sys/fs/cgroup${path%/}/$1
 	fi
+	# this run's own (two runs on one machine must not share a limit)
+	dir=$dir-$$
 	rmdir "$dir" 2>/dev/null || true	# a leftover's counters must not count
 	mkdir -p "$dir" 2>/dev/null && [ -w "$dir/cgroup.procs" ] || return 1
 	echo "$dir"
