@@ -256,7 +256,8 @@ keep_text_assign(bool newval, void *extra)
 /*
  * Whether the postmaster's copy of a statement (the first
  * track_activity_query_size bytes, pgstat_get_crashed_backend_activity())
- * shows some of its bytes as '?': those not printable ASCII.
+ * shows some of its bytes as '?': those above 127, and control characters but
+ * newline, carriage return and tab (ascii_safe_strlcpy()).
  */
 static bool
 folds(const char *text, int len)
@@ -265,7 +266,7 @@ folds(const char *text, int len)
 	{
 		unsigned char ch = (unsigned char) text[i];
 
-		if (ch >= 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t'))
+		if (ch > 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t'))
 			return true;
 	}
 	return false;
