@@ -214,8 +214,8 @@ def main():
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
 
     if "slow" in INCIDENTS:
-        slow = SORT.format(pause=0.5, name="slow")
-        pid = incident("slow", hog(0.5, "slow"))
+        slow = SORT.format(pause=0.4, name="slow")
+        pid = incident("slow", hog(0.4, "slow"))
         ok(pid is not None, "slow: the kernel killed PID %s" % pid)
         h = rows("SELECT sample, overhead FROM pg_procmem_history WHERE pid = %d AND state = 'active' "
                  "ORDER BY sample" % (pid or 0))
