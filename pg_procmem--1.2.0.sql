@@ -899,6 +899,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT logged text,
 	OUT restarted_at timestamptz,
 	OUT cgroup_oom_kills bigint,
+	OUT cgroup_usage_at_sample bigint,
+	OUT cgroup_limit bigint,
 	OUT last_sample_at timestamptz,
 	OUT seconds_since_sample double precision,
 	OUT last_seen_at timestamptz,
@@ -1102,7 +1104,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						  WHEN v.elsewhere AND v.same_group
 						  THEN pg_catalog.format('%s; pid %s killed', h.terse, v.pid)
 						  WHEN v.elsewhere
-						  THEN pg_catalog.format('killed: %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
+						  THEN pg_catalog.format('killed %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
 												 v.held, h.terse)
 						  ELSE pg_catalog.concat_ws(', ',
 								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
@@ -1132,9 +1134,15 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(pg_catalog.format(' (query started %s s before)',
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.query_start)::numeric, 1)), '') END),
-				-- the largest group beside it: sessions like it, or who held the
-				-- memory when it did not
-				(7, CASE WHEN v.elsewhere OR h.processes OPERATOR(pg_catalog.>) 1 THEN h.line END),
+				-- about what one no sample saw grew by: the room it grew into
+				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
+						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
+						   THEN pg_catalog.format('the cgroup had %s of room at the last sample',
+								pg_catalog.pg_size_pretty(c.cgroup_limit OPERATOR(pg_catalog.-) c.cgroup_usage_at_sample)) END),
+				-- the largest group at the last sample, when it held the memory:
+				-- sessions like it, or others when it held little
+				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
+						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
 				UNION ALL
@@ -1676,21 +1684,26 @@ RETURNS TABLE (check_name text, severity text, summary text, evidence text, reco
 LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
 BEGIN ATOMIC
 	SELECT 'crash_restart', 'critical',
-		   @extschema@.pg_procmem_clip(pg_catalog.format('crash %s ago: %s', v.ago,
+		   @extschema@.pg_procmem_clip(pg_catalog.format('crash at %s: %s', v.at,
 				CASE WHEN v.elsewhere THEN v.holders
 					 ELSE pg_catalog.concat_ws(' ', 'pid ' OPERATOR(pg_catalog.||) v.pid, v.who,
-											   COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled'),
-											   c.query) END), 64),
+											   pg_catalog.pg_size_pretty(c.overhead))
+						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
 		   pg_catalog.concat_ws('; ',
 				pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
 								  COALESCE(c.logged, c.how_known)),
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name,
 						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
-				'its query: ' OPERATOR(pg_catalog.||) @extschema@.pg_procmem_clip(c.query, 300),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
 				CASE WHEN c.overhead IS NOT NULL
 					 THEN pg_catalog.format('it held %s at its last sample', pg_catalog.pg_size_pretty(c.overhead))
-					 WHEN v.pid IS NOT NULL THEN 'no sample saw it (it grew within one sample interval)' END,
+					 WHEN v.pid IS NOT NULL
+					 THEN 'no sample saw it (it grew within one sample interval' OPERATOR(pg_catalog.||)
+						  COALESCE(pg_catalog.format('; the cgroup had %s of room at the last sample',
+							  pg_catalog.pg_size_pretty(NULLIF(GREATEST(c.cgroup_limit OPERATOR(pg_catalog.-)
+																		 c.cgroup_usage_at_sample, 0), 0))), '')
+						  OPERATOR(pg_catalog.||) ')' END,
 				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
 				CASE WHEN v.elsewhere
 					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
@@ -1700,9 +1713,11 @@ BEGIN ATOMIC
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
 		   pg_catalog.concat_ws(' ',
 				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
-					 THEN pg_catalog.format('%s: each may keep temp_buffers = %s of local buffers until it ends (%s): '
+					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set in its %s): '
 											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
-											v.holders, pg_catalog.pg_size_pretty(h.temp_buffers), h.temp_buffers_source)
+											v.holders, (SELECT pg_catalog.split_part(x, ' (', 1)
+														FROM pg_catalog.unnest(v.holder_said) AS x
+														WHERE x LIKE 'temp_buffers =%'), h.temp_buffers_source)
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
@@ -1732,10 +1747,14 @@ BEGIN ATOMIC
 	FROM @extschema@.pg_procmem_crash_log(true) AS c
 		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
 			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
-		 -- what its session, role or database gave it (work_mem first, when it did)
+		 -- what its session, role or database gave it (work_mem first, when it did),
+		 -- and the largest group's
 		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
 						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
-						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said) AS s,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said,
+						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
+						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
+						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
 		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
 						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
 							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
@@ -1748,20 +1767,12 @@ BEGIN ATOMIC
 						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
 							 h.processes, h.overhead) AS holders,
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
-						 NULLIF(pg_catalog.array_to_string(@extschema@.pg_procmem_settings_said(h.work_mem,
-							 h.work_mem_source, h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers,
-							 h.temp_buffers_source, h.maintenance_work_mem, h.maintenance_work_mem_source), ', '), '')
-							 AS holder_settings,
+						 NULLIF(pg_catalog.array_to_string(s.holder_said, ', '), '') AS holder_settings,
+						 s.holder_said,
 						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
 							 AS server_sources,
-						 CASE WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 min'
-							  THEN pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at))
-								   OPERATOR(pg_catalog.||) ' s'
-							  WHEN pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at OPERATOR(pg_catalog.<) '1 hour'
-							  THEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
-													OPERATOR(pg_catalog./) 60) OPERATOR(pg_catalog.||) ' min'
-							  ELSE pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) c.crashed_at)
-													OPERATOR(pg_catalog./) 3600) OPERATOR(pg_catalog.||) ' h' END AS ago) AS v
+						 -- a crash of the last day: its time of day (the evidence has the date)
+						 pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS') AS at) AS v
 	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval);
 END;
 
@@ -1804,7 +1815,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)) AS c
-ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
+-- rows of one check (a crash restart each) newest first: their evidence begins with the time
+ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
 
 COMMENT ON VIEW pg_procmem_advice IS
 'every memory finding as a row: check, severity, a one-line summary, the measured evidence, and what to do';

@@ -275,17 +275,26 @@ row_kept(TimestampTz crashed_at)
 	return false;
 }
 
-/* The cgroup's OOM kill counter now, or -1 */
-static int64
-oom_kills_now(void)
+/* The server's cgroup now: its OOM kill counter and effective limit (-1: unknown, none) */
+typedef struct cgroup_now
+{
+	int64		oom_kills;
+	int64		limit;
+} cgroup_now;
+
+static cgroup_now
+read_cgroup_now(void)
 {
 	sysmem_cgroup cg;
 	sysmem_cgmem m;
+	cgroup_now now = {-1, -1};
 
 	if (sysmem_find_cgroup(&cg) != 0)
-		return -1;
+		return now;
 	sysmem_read_cgmem(&cg, &m);
-	return m.oom_kill;
+	now.oom_kills = m.oom_kill;
+	now.limit = m.effective_limit;
+	return now;
 }
 
 /* Keeps the HISTORY_TOP largest overheads of a sample, largest first */
@@ -437,7 +446,7 @@ find_groups(history_crash *c, uint64 first, uint32 n)
  */
 static void
 make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz run_started,
-		 const pm_crash *seen, int64 oom_kills)
+		 const pm_crash *seen, cgroup_now now)
 {
 	uint64		end = history_ring_end();
 	uint64		last = end, before = end;
@@ -452,7 +461,9 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	c->how = how;
 	c->exit_code = -1;
 	c->oom_kills_before = -1;
-	c->oom_kills_after = oom_kills;
+	c->oom_kills_after = now.oom_kills;
+	c->cgroup_usage_before = -1;
+	c->cgroup_limit_after = now.limit;
 	for (int i = 0; i < HISTORY_TOP; i++)
 		c->top_overhead[i] = -1;
 	if (how == HOW_POSTMASTER_LOG)
@@ -475,6 +486,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	if (last == end)
 		return;					/* the run took no sample */
 	c->last_sample_at = history_ring_entry(last)->sampled_at;
+	c->cgroup_usage_before = history_ring_entry(last)->u.sys.cgroup_usage;
 	/*
 	 * The OOM kill counter over the run's last two samples: the kill counts
 	 * before its victim has exited, and a sample between the two (freeing
@@ -523,13 +535,13 @@ int
 crashes_note(bool tail_open)
 {
 	int			n = 0;
-	int64		oom_kills;
+	cgroup_now now;
 	history_crash c;
 
 	if (crashes->noted)
 		return 0;
-	oom_kills = oom_kills_now();
-	crashes->kills_before = oom_kills;
+	now = read_cgroup_now();
+	crashes->kills_before = now.oom_kills;
 	crashes->noted_at = GetCurrentTimestamp();
 
 	/* a previous server's last run, which ended without a clean stop */
@@ -543,7 +555,7 @@ crashes_note(bool tail_open)
 		if (last != end && history_ring_entry(last)->u.sys.postmaster_started != PgStartTime)
 		{
 			make_row(&c, HOW_UNCLEAN_STOP, PgStartTime,
-					 history_ring_entry(last)->u.sys.run_started, NULL, oom_kills);
+					 history_ring_entry(last)->u.sys.run_started, NULL, now);
 			keep_row(&c);
 			n++;
 		}
@@ -557,7 +569,7 @@ crashes_note(bool tail_open)
 		if (row_kept(seen->crashed_at))
 			continue;
 		make_row(&c, seen->logged ? HOW_POSTMASTER_LOG : HOW_GUESS_OOM_SCORE,
-				 seen->crashed_at, seen->run_started, seen, oom_kills);
+				 seen->crashed_at, seen->run_started, seen, now);
 		keep_row(&c);
 		n++;
 	}
@@ -572,7 +584,7 @@ crashes_kills_since(int64 *kills, TimestampTz *since)
 {
 	int64		now;
 
-	if (!crashes->noted || crashes->kills_before < 0 || (now = oom_kills_now()) < 0)
+	if (!crashes->noted || crashes->kills_before < 0 || (now = read_cgroup_now().oom_kills) < 0)
 		return false;
 	*kills = Max(now - crashes->kills_before, 0);
 	*since = crashes->noted_at;

@@ -228,6 +228,9 @@ typedef struct history_crash
 	char		query[HISTORY_CRASH_QUERY_LEN];
 	/* who held the memory at the last sample: the largest groups, largest first */
 	history_group groups[HISTORY_GROUPS];
+	/* what a victim no sample saw can have grown by: from this to the limit */
+	int64_t		cgroup_usage_before;	/* the cgroup's usage at the last sample; -1: unknown */
+	int64_t		cgroup_limit_after; /* its effective limit when the row was made; -1: none */
 } history_crash;
 
 typedef enum history_record_kind

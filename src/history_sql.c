@@ -36,7 +36,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills);
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2};
-#define CRASH_LOG_NCOLS_V1_2 (31 + SETTINGS_NCOLS)
+#define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
 static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2};
@@ -346,6 +346,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		put_time(values, nulls, i++, c[k].restarted_at);
 		values[i] = Int64GetDatum(c[k].oom_kills_after - c[k].oom_kills_before);
 		nulls[i++] = c[k].oom_kills_before < 0 || c[k].oom_kills_after < c[k].oom_kills_before;
+		put_int8(values, nulls, i++, c[k].cgroup_usage_before);
+		put_int8(values, nulls, i++, c[k].cgroup_limit_after);
 		put_time(values, nulls, i++, c[k].last_sample_at);
 		/* seconds_since_sample: both times known (crashed_at is column 1) */
 		values[i] = Float8GetDatum(((double) c[k].crashed_at - (double) c[k].last_sample_at) / 1000000.0);

@@ -12,7 +12,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)) AS c
-ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name;
+-- rows of one check (a crash restart each) newest first: their evidence begins with the time
+ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
 
 COMMENT ON VIEW pg_procmem_advice IS
 'every memory finding as a row: check, severity, a one-line summary, the measured evidence, and what to do';

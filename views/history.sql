@@ -79,6 +79,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT logged text,
 	OUT restarted_at timestamptz,
 	OUT cgroup_oom_kills bigint,
+	OUT cgroup_usage_at_sample bigint,
+	OUT cgroup_limit bigint,
 	OUT last_sample_at timestamptz,
 	OUT seconds_since_sample double precision,
 	OUT last_seen_at timestamptz,
@@ -282,7 +284,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						  WHEN v.elsewhere AND v.same_group
 						  THEN pg_catalog.format('%s; pid %s killed', h.terse, v.pid)
 						  WHEN v.elsewhere
-						  THEN pg_catalog.format('killed: %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
+						  THEN pg_catalog.format('killed %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
 												 v.held, h.terse)
 						  ELSE pg_catalog.concat_ws(', ',
 								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
@@ -312,9 +314,15 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(pg_catalog.format(' (query started %s s before)',
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.query_start)::numeric, 1)), '') END),
-				-- the largest group beside it: sessions like it, or who held the
-				-- memory when it did not
-				(7, CASE WHEN v.elsewhere OR h.processes OPERATOR(pg_catalog.>) 1 THEN h.line END),
+				-- about what one no sample saw grew by: the room it grew into
+				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
+						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
+						   THEN pg_catalog.format('the cgroup had %s of room at the last sample',
+								pg_catalog.pg_size_pretty(c.cgroup_limit OPERATOR(pg_catalog.-) c.cgroup_usage_at_sample)) END),
+				-- the largest group at the last sample, when it held the memory:
+				-- sessions like it, or others when it held little
+				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
+						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
 				UNION ALL
