@@ -342,7 +342,7 @@ test_header(void)
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
 	is_i64(sizeof(history_entry), 648, "header: an entry is 648 bytes (the format; history_format.h)");
-	is_i64(sizeof(history_crash), 3080, "header: a crash row is 3080 bytes");
+	is_i64(sizeof(history_crash), 3096, "header: a crash row is 3096 bytes");
 	ok(history_setting_source_name(SOURCE_SESSION) && strcmp(history_setting_source_name(SOURCE_SESSION), "session") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_USER), "user") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_DATABASE_USER), "database user") == 0 &&
