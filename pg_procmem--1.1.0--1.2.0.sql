@@ -847,20 +847,24 @@ CREATE FUNCTION pg_procmem_settings_said(
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
-					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN s.value::text
-							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
-							THEN (s.value::bigint OPERATOR(pg_catalog./) 1073741824) OPERATOR(pg_catalog.||) 'GB'
-							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
-							THEN (s.value::bigint OPERATOR(pg_catalog./) 1048576) OPERATOR(pg_catalog.||) 'MB'
-							ELSE (s.value::bigint OPERATOR(pg_catalog./) 1024) OPERATOR(pg_catalog.||) 'kB' END,
+					   -- as SET writes it; numeric: a file's figures may be any bigint
+					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN hash_mem_multiplier::text
+							WHEN s.value OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1073741824) OPERATOR(pg_catalog.||) 'GB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1048576) OPERATOR(pg_catalog.||) 'MB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1024) OPERATOR(pg_catalog.||) 'kB'
+							ELSE s.value OPERATOR(pg_catalog.||) 'B' END,
 					   s.source)
-			 FROM (VALUES (1, 'work_mem', work_mem::float8, work_mem_source),
-						  (2, 'hash_mem_multiplier', hash_mem_multiplier, hash_mem_multiplier_source),
-						  (3, 'temp_buffers', temp_buffers::float8, temp_buffers_source),
-						  (4, 'maintenance_work_mem', maintenance_work_mem::float8, maintenance_work_mem_source))
+			 FROM (VALUES (1, 'work_mem', work_mem::numeric, work_mem_source),
+						  (2, 'hash_mem_multiplier', hash_mem_multiplier::numeric, hash_mem_multiplier_source),
+						  (3, 'temp_buffers', temp_buffers::numeric, temp_buffers_source),
+						  (4, 'maintenance_work_mem', maintenance_work_mem::numeric, maintenance_work_mem_source))
 				  AS s(i, name, value, source)
 			 -- what the server itself sets: not the backend's own
-			 WHERE s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
+			 WHERE s.value IS NOT NULL
+			   AND s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
 						  'command line', 'environment variable', 'override'])
 			 ORDER BY s.i);
 
@@ -887,26 +891,53 @@ RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %
 
 -- Whether a crash's victim held a small part of the memory, so that the
 -- largest group at the last sample (its processes, the largest one's pid,
--- their overhead; same_group: the victim's user, application and type) is
--- the one to name: an auxiliary process, which the kernel takes for the
--- shared memory it touched; a backend a sample saw holding under half of
--- what that group held; or one no sample saw, one of a group of sessions
--- like it. A backend no sample saw and in no such group grew within one
--- interval: it is the culprit.
+-- their overhead) is the one to name. The OOM killer takes the process with
+-- the largest RSS: an auxiliary process is taken for the shared memory it
+-- touched, and the memory was elsewhere; a client backend held the most of
+-- any one process, and is the culprit unless it is one of a group of
+-- sessions like it (same_group) that together held the memory: the others
+-- held at least what it held at the last sample (overhead: NULL when no
+-- sample saw its query running), or, when none saw it, half the room the
+-- cgroup had left then (room: NULL when unknown, and the victim is named).
 CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
 										  group_processes integer, group_largest_pid integer,
-										  group_overhead bigint)
+										  group_overhead bigint, room bigint)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN group_processes IS NOT NULL
 	   AND NOT (group_processes OPERATOR(pg_catalog.=) 1 AND group_largest_pid OPERATOR(pg_catalog.=) pid)
 	   AND COALESCE(backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
-					OR (overhead OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.<) group_overhead
-					OR (overhead IS NULL AND same_group AND group_processes OPERATOR(pg_catalog.>) 1), false);
+					OR (same_group AND group_processes OPERATOR(pg_catalog.>) 1
+						-- halves, not doubles: figures from a file may be near the top of bigint
+						AND CASE WHEN overhead IS NOT NULL
+								 THEN (group_overhead OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.>=) overhead
+								 ELSE group_overhead OPERATOR(pg_catalog.>=) (room OPERATOR(pg_catalog./) 2) END),
+					false);
+
+-- What the crash rows' words go by: whether the victim is of the largest
+-- group's user, application and type; its overhead when a sample saw its
+-- query running (an idle session sampled small may have started the query
+-- that grew since); the room the cgroup had at the last sample.
+CREATE FUNCTION pg_procmem_crash_facts(backend_type text, usename text, application_name text, overhead bigint,
+									   last_seen_at timestamptz, query_start timestamptz, cgroup_limit bigint,
+									   cgroup_usage_at_sample bigint, group_backend_type text, group_usename text,
+									   group_application_name text,
+									   OUT same_group boolean, OUT running_overhead bigint, OUT room bigint)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT (usename, application_name, backend_type) IS NOT DISTINCT FROM
+			   (group_usename, group_application_name, group_backend_type),
+		   CASE WHEN query_start IS NULL OR query_start OPERATOR(pg_catalog.<=) last_seen_at THEN overhead END,
+		   NULLIF(GREATEST(cgroup_limit OPERATOR(pg_catalog.-) cgroup_usage_at_sample, 0), 0);
+END;
+
+COMMENT ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text,
+										   text, text) IS
+'internal: what the crash rows'' words go by: the victim''s group, its overhead while running, the cgroup''s room';
 
 COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
 'internal: a group of processes of a crash row, in words';
-COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) IS
+COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) IS
 'internal: whether a crash''s victim held a small part of the memory';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
@@ -954,12 +985,13 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
 						  ELSE c.backend_type END AS who,
 					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
-					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
-						 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 					 g.same_group
-			  FROM (SELECT (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
-							   (h.usename, h.application_name, h.backend_type) AS same_group) AS g) AS v,
+			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
+						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
+						 h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
 						  WHEN v.elsewhere AND v.same_group
@@ -1082,7 +1114,8 @@ REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
@@ -1094,7 +1127,8 @@ GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
 	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
-	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) TO pg_read_all_stats;
+	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
+	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;
@@ -1338,7 +1372,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
-		   pg_catalog.format('work_mem could take %s; %s of memory left',
+		   pg_catalog.format('work_mem and temp_buffers could take %s; %s left',
 							 pg_catalog.pg_size_pretty((e.connections OPERATOR(pg_catalog.+) e.autovacuum)
 													   OPERATOR(pg_catalog.+) e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
@@ -1537,9 +1571,13 @@ BEGIN ATOMIC
 	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
--- Crash restarts of the last day, from the memory history (none without
--- pg_procmem in shared_preload_libraries): what was killed, who it was,
--- what it ran and with which settings, who held the memory, what to change.
+-- Kills for memory of the last day, from the memory history (none without
+-- pg_procmem in shared_preload_libraries): a crash restart begun by a
+-- signal 9 with the cgroup's OOM kill counter rising (or unknown). What was
+-- killed, who it was, what it ran and with which settings (what its
+-- session, role or database gave it: said, work_mem first when it did; the
+-- largest group's: holder_said), who held the memory, what to change. The
+-- summary gives the time of day (the evidence has the date).
 CREATE FUNCTION pg_procmem_advice_crashes(f @extschema@.pg_procmem_advice_facts)
 RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
@@ -1547,12 +1585,14 @@ BEGIN ATOMIC
 	SELECT 'crash_restart', 'critical',
 		   @extschema@.pg_procmem_clip(pg_catalog.format('crash at %s: %s', v.at,
 				CASE WHEN v.elsewhere THEN v.holders
-					 ELSE pg_catalog.concat_ws(' ', 'pid ' OPERATOR(pg_catalog.||) v.pid, v.who,
+					 ELSE pg_catalog.concat_ws(' ', CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
+												   OPERATOR(pg_catalog.||) v.pid, v.who,
 											   pg_catalog.pg_size_pretty(c.overhead))
 						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
 		   pg_catalog.concat_ws('; ',
-				pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
-								  COALESCE(c.logged, c.how_known)),
+				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
+										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name,
 						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
@@ -1568,7 +1608,7 @@ BEGIN ATOMIC
 				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
 				CASE WHEN v.elsewhere
 					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
-											pg_catalog.pg_size_pretty(h.largest),
+											COALESCE(pg_catalog.pg_size_pretty(h.largest), 'unknown'),
 											COALESCE(', with ' OPERATOR(pg_catalog.||) v.holder_settings, '')) END,
 				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
@@ -1598,7 +1638,7 @@ BEGIN ATOMIC
 												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
 																							 c.usename, c.datname)
 												 ELSE '' END)
-					 WHEN NOT v.elsewhere AND v.pid IS NOT NULL
+					 WHEN NOT v.elsewhere AND c.query IS NOT NULL
 					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
 				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
 					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
@@ -1608,23 +1648,22 @@ BEGIN ATOMIC
 	FROM @extschema@.pg_procmem_crash_log(true) AS c
 		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
 			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
-		 -- what its session, role or database gave it (work_mem first, when it did),
-		 -- and the largest group's
 		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
 						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
 						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said,
 						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
 						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
 						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
+		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name, c.overhead,
+			 c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
+			 h.application_name) AS g,
 		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
 						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
 							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
 							  ELSE c.backend_type END AS who,
-						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
-							 COALESCE(c.killed_pid, c.guessed_pid),
-							 (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
-								 (h.usename, h.application_name, h.backend_type),
-							 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
+							 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+							 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
 							 h.processes, h.overhead) AS holders,
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
@@ -1632,13 +1671,61 @@ BEGIN ATOMIC
 						 s.holder_said,
 						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
 							 AS server_sources,
-						 -- a crash of the last day: its time of day (the evidence has the date)
 						 pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS') AS at) AS v
-	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval);
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND c.how_known OPERATOR(pg_catalog.<>) 'unclean stop'
+	  AND COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+	  AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0;
+END;
+
+-- The other crash restarts of the last day (a crash, or a kill -9 the
+-- cgroup did not count as an OOM kill), and runs that ended without a clean
+-- stop: no memory advice for them.
+CREATE FUNCTION pg_procmem_advice_restarts(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'unclean_stop' ELSE 'crash_restart' END,
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'warning' ELSE 'critical' END,
+		   @extschema@.pg_procmem_clip(CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN pg_catalog.format('unclean stop before the start at %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'))
+				ELSE pg_catalog.format('crash at %s: pid %s %s, %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'),
+									   COALESCE(c.killed_pid, c.guessed_pid), COALESCE(c.backend_type, '?'), v.how) END, 64),
+		   pg_catalog.concat_ws('; ',
+				CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+					 THEN pg_catalog.format('the server started at %s after a run that ended without a clean stop; '
+											'its last sample at %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS'),
+											COALESCE(pg_catalog.to_char(c.last_sample_at, 'YYYY-MM-DD HH24:MI:SS'), 'none'))
+					 ELSE pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at,
+											'YYYY-MM-DD HH24:MI:SS.MS'), c.logged) END,
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name), ''),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0 THEN 'the cgroup counted no OOM kill' END),
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
+					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
+				WHEN c.signal OPERATOR(pg_catalog.=) 9
+				THEN 'Killed by signal 9, but not by the OOM killer: an operator''s kill -9, or a supervisor (a '
+					 'liveness probe, a watchdog). A killed server process restarts every session: end one session '
+					 'with pg_terminate_backend() instead.'
+				ELSE pg_catalog.format('It ended with %s: a crash, not a kill for memory (a bug in PostgreSQL or in an '
+									   'extension); every session was restarted. Report it with its query and '
+									   'version (SELECT version()).', v.how) END
+	FROM @extschema@.pg_procmem_crash_log(true) AS c,
+		 LATERAL (SELECT CASE WHEN c.signal IS NOT NULL THEN 'signal ' OPERATOR(pg_catalog.||) c.signal
+							  WHEN c.exit_code IS NOT NULL THEN 'exit code ' OPERATOR(pg_catalog.||) c.exit_code
+							  ELSE 'no message' END AS how) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND (c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+		   OR NOT (COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+				   AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0));
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
-'internal: the crash_restart check of pg_procmem_advice (the memory history''s crash rows of the last day)';
+'internal: the crash_restart check of pg_procmem_advice for kills for memory (the memory history''s crash rows of the last day)';
+COMMENT ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) IS
+'internal: the crash_restart check for the other crashes, and the unclean_stop check, of pg_procmem_advice';
 
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
 'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
@@ -1657,10 +1744,12 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts
 REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
 	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
-	pg_procmem_advice_crashes(pg_procmem_advice_facts) TO pg_read_all_stats;
+	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts)
+	TO pg_read_all_stats;
 
 -- Every memory finding as a row: a stable check name, how bad, a summary
 -- that fits a terminal line, the measured evidence and what to do. The facts are measured once (advice_facts.sql)
@@ -1675,7 +1764,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_memory_settings(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
-			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)) AS c
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)) AS c
 -- rows of one check (a crash restart each) newest first: their evidence begins with the time
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
 

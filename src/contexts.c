@@ -272,18 +272,36 @@ folds(const char *text, int len)
 	return false;
 }
 
+/* Its first bytes as the postmaster's copy shows them: which statement the slot speaks of */
+static void
+ascii_head(char *head, int size, const char *text, int len)
+{
+	int			n = Min(len, size - 1);
+
+	for (int i = 0; i < n; i++)
+	{
+		unsigned char ch = (unsigned char) text[i];
+
+		head[i] = folds(&text[i], 1) ? '?' : ch;
+	}
+	memset(head + n, 0, size - n);
+}
+
 /*
  * Says in the slot who this backend is and what it runs with, at a
- * statement's start (text: its source) and after a utility command: when
+ * statement's start and after a utility command (and, at a transaction's
+ * end, the settings it will have after it: after_xact): when
  * the statement, the memory settings or the application name changed since
  * it last said (a function's queries, run within the statement, say
  * nothing new). Nothing here can fail.
  */
 static void
-say_who(const char *text)
+say_who(const history_settings *after_xact)
 {
 	context_slot *slot;
 	TimestampTz start = GetCurrentStatementStartTimestamp();
+	/* the client's statement, as pgstat's activity holds it (not a function's query) */
+	const char *text = debug_query_string;
 	history_settings settings;
 	const char *app = application_name ? application_name : "";
 
@@ -299,7 +317,10 @@ say_who(const char *text)
 		strlcpy(my_datname, d ? d : "", sizeof(my_datname));
 		names_known = true;
 	}
-	procmem_memory_settings(&settings);
+	if (after_xact)
+		settings = *after_xact;
+	else
+		procmem_memory_settings(&settings);
 	if (start == said_start && slot->pid == MyProcPid &&
 		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
 		strncmp(app, said_appname, sizeof(said_appname)) == 0)
@@ -309,9 +330,18 @@ say_who(const char *text)
 	if (start != said_start && text != NULL)
 	{
 		int			len = strlen(text);
+		/* what the postmaster's copy of it holds: no more */
+		int			kept = Min(len, Min(pgstat_track_activity_query_size, HISTORY_CRASH_QUERY_LEN) - 1);
 
 		slot->who.query_len = len;
-		slot->who.query_folded = folds(text, Min(len, pgstat_track_activity_query_size));
+		slot->who.query_folded = folds(text, kept);
+		ascii_head(slot->who.query_head, sizeof(slot->who.query_head), text, kept);
+	}
+	else if (start != said_start)
+	{
+		slot->who.query_len = 0;
+		slot->who.query_folded = false;
+		memset(slot->who.query_head, 0, sizeof(slot->who.query_head));
 	}
 	slot->who.query_start = start;
 	slot->who.settings = settings;
@@ -435,7 +465,7 @@ maybe_publish(bool big)
 static void
 contexts_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	say_who(queryDesc->sourceText);
+	say_who(NULL);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
@@ -460,7 +490,7 @@ contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						ProcessUtilityContext context, ParamListInfo params,
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
-	say_who(queryString);
+	say_who(NULL);
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 							queryEnv, dest, qc);
@@ -468,7 +498,7 @@ contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOn
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 								queryEnv, dest, qc);
 	/* a SET: said before the next statement runs */
-	say_who(queryString);
+	say_who(NULL);
 	maybe_publish(false);
 }
 
@@ -479,8 +509,17 @@ contexts_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_ABORT:
+			{
+				history_settings after;
+
+				/* a SET LOCAL's value goes with the transaction: say what stays */
+				if (procmem_memory_settings_after_xact(&after, event == XACT_EVENT_COMMIT))
+					say_who(&after);
+			}
+			maybe_publish(false);
+			break;
+		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			maybe_publish(false);
 			break;
@@ -690,13 +729,13 @@ procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid)
  * the slots this postmaster made, each a pid compare. Nothing read is
  * trusted: the texts are cut to their fields.
  */
-bool
+procmem_slot_found
 procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 {
 	int			n = slot_count();
 
 	if (shared == NULL || pid <= 0)
-		return false;
+		return SLOT_NONE;
 	for (int i = 0; i < n; i++)
 	{
 		volatile context_slot *slot = &shared->slots[i];
@@ -712,12 +751,13 @@ procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 		pg_read_barrier();
 		if ((before & 1) != 0 || pg_atomic_read_u32(&shared->slots[i].changecount) != before ||
 			slot->pid != pid)
-			return false;
+			return SLOT_TORN;
 		out->backend_type[sizeof(out->backend_type) - 1] = '\0';
 		out->usename[sizeof(out->usename) - 1] = '\0';
 		out->datname[sizeof(out->datname) - 1] = '\0';
 		out->appname[sizeof(out->appname) - 1] = '\0';
-		return true;
+		out->query_head[sizeof(out->query_head) - 1] = '\0';
+		return SLOT_READ;
 	}
-	return false;
+	return SLOT_NONE;
 }

@@ -42,6 +42,7 @@ typedef struct procmem_slot_who
 	TimestampTz query_start;	/* its statement's start; 0: none said */
 	int32		query_len;		/* the statement's bytes */
 	bool		query_folded;	/* bytes the postmaster's copy shows as '?' */
+	char		query_head[32]; /* its first bytes as that copy shows them */
 	int32		keep_text;		/* its keep_statement_text; -1: not said */
 	char		backend_type[HISTORY_TYPE_LEN];
 	char		usename[NAMEDATALEN];
@@ -50,10 +51,18 @@ typedef struct procmem_slot_who
 	history_settings settings;
 } procmem_slot_who;
 
+/* What procmem_contexts_dead() found */
+typedef enum procmem_slot_found
+{
+	SLOT_NONE = 0,				/* no slot of that pid: it said nothing */
+	SLOT_READ,
+	SLOT_TORN					/* it was killed while writing it */
+} procmem_slot_found;
+
 /*
  * In the postmaster: the slot of a child that exited abnormally, copied
- * once, without retrying; false when it has none (or the copy was torn).
+ * once, without retrying.
  */
-extern bool procmem_contexts_dead(int32 pid, procmem_slot_who *out);
+extern procmem_slot_found procmem_contexts_dead(int32 pid, procmem_slot_who *out);
 
 #endif							/* PROCMEM_CONTEXTS_H */

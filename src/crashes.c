@@ -151,11 +151,13 @@ static const procmem_shmem_part crashes_part = {
  * as far as its slot tells.
  */
 static void
-read_query(pm_crash *c)
+read_query(pm_crash *c, procmem_slot_found found)
 {
 	int			cap = Min((int) sizeof(c->query), pgstat_track_activity_query_size);
-	bool		keep = c->slot_read && c->who.keep_text >= 0 ? c->who.keep_text != 0 :
-		procmem_keep_statement_text;
+	/* a slot torn by a write it was killed in: its setting is unknown, keep back */
+	bool		keep = found == SLOT_TORN ? false :
+		c->slot_read && c->who.keep_text >= 0 ? c->who.keep_text != 0 : procmem_keep_statement_text;
+	bool		same;
 	int			len;
 
 	c->query_flags = 0;
@@ -172,11 +174,21 @@ read_query(pm_crash *c)
 	}
 	len = strnlen(c->query, sizeof(c->query));
 	c->query_flags = CRASH_QUERY_LOGGED;
-	if (c->slot_read ? c->who.query_len > len : len >= cap - 1)
+	/*
+	 * Whether the slot speaks of this statement: a process killed between
+	 * its statement's start and its first executor run (waiting for a lock
+	 * in parse analysis, say) said nothing of it yet.
+	 */
+	same = c->slot_read && c->who.query_head[0] != '\0' &&
+		strncmp(c->query, c->who.query_head, strlen(c->who.query_head)) == 0 &&
+		(c->who.query_len == len || (c->who.query_len > len && len >= cap - 1));
+	if (!same)
+		c->who.query_start = 0; /* unknown */
+	if (same ? c->who.query_len > len : len >= cap - 1)
 		c->query_flags |= CRASH_QUERY_CUT;
 	if (memchr(c->query, '?', len) == NULL)
 		c->query_flags |= CRASH_FOLDED_KNOWN;
-	else if (c->slot_read)
+	else if (same)
 		c->query_flags |= CRASH_FOLDED_KNOWN | (c->who.query_folded ? CRASH_QUERY_FOLDED : 0);
 }
 
@@ -190,6 +202,7 @@ crashes_emit_log(ErrorData *edata)
 {
 	const char *id = edata->message_id;
 	bool		by_signal;
+	procmem_slot_found found;
 
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
@@ -206,8 +219,9 @@ crashes_emit_log(ErrorData *edata)
 		exit_logged.crashed_at = GetCurrentTimestamp();
 		strlcpy(exit_logged.message, edata->message, sizeof(exit_logged.message));
 		/* who it was and what it ran: before anything is re-initialized */
-		exit_logged.slot_read = procmem_contexts_dead(exit_logged.pid, &exit_logged.who);
-		read_query(&exit_logged);
+		found = procmem_contexts_dead(exit_logged.pid, &exit_logged.who);
+		exit_logged.slot_read = found == SLOT_READ;
+		read_query(&exit_logged, found);
 		exit_was_last = 1;
 		return;
 	}

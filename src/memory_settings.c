@@ -62,20 +62,78 @@ source_code(GucSource s)
 	return SOURCE_UNKNOWN;
 }
 
+static void
+find_records(void)
+{
+	if (found)
+		return;
+	for (int i = 0; i < HISTORY_SETTINGS; i++)
+		records[i] = procmem_find_setting(names[i]);
+	found = true;
+}
+
+/* A setting's value as history_settings holds it */
+static int64
+held(int i, int intval, double realval)
+{
+	switch (i)
+	{
+		case SETTING_HASH_MEM_MULTIPLIER:
+			return (int64) (realval * 1000.0 + 0.5);
+		case SETTING_TEMP_BUFFERS:
+			return (int64) intval * BLCKSZ;
+		default:
+			return (int64) intval * 1024;
+	}
+}
+
 void
 procmem_memory_settings(history_settings *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!found)
-	{
-		for (int i = 0; i < HISTORY_SETTINGS; i++)
-			records[i] = procmem_find_setting(names[i]);
-		found = true;
-	}
-	out->value[SETTING_WORK_MEM] = (int64) work_mem * 1024;
-	out->value[SETTING_HASH_MEM_MULTIPLIER] = (int64) (hash_mem_multiplier * 1000.0 + 0.5);
-	out->value[SETTING_TEMP_BUFFERS] = (int64) num_temp_buffers * BLCKSZ;
-	out->value[SETTING_MAINTENANCE_WORK_MEM] = (int64) maintenance_work_mem * 1024;
+	find_records();
+	out->value[SETTING_WORK_MEM] = held(SETTING_WORK_MEM, work_mem, 0);
+	out->value[SETTING_HASH_MEM_MULTIPLIER] = held(SETTING_HASH_MEM_MULTIPLIER, 0, hash_mem_multiplier);
+	out->value[SETTING_TEMP_BUFFERS] = held(SETTING_TEMP_BUFFERS, num_temp_buffers, 0);
+	out->value[SETTING_MAINTENANCE_WORK_MEM] = held(SETTING_MAINTENANCE_WORK_MEM, maintenance_work_mem, 0);
 	for (int i = 0; i < HISTORY_SETTINGS; i++)
 		out->source[i] = records[i] ? source_code(records[i]->source) : SOURCE_UNKNOWN;
+}
+
+/*
+ * As AtEOXact_GUC() will leave a setting: its transaction-level entry (the
+ * bottom of its stack; inner levels are gone by the top level's end) says
+ * whether the value set in the transaction stays or the prior one comes
+ * back.
+ */
+bool
+procmem_memory_settings_after_xact(history_settings *out, bool commit)
+{
+	bool		changed = false;
+
+	procmem_memory_settings(out);
+	for (int i = 0; i < HISTORY_SETTINGS; i++)
+	{
+		GucStack   *st = records[i] ? records[i]->stack : NULL;
+		const config_var_value *v = NULL;
+
+		if (st == NULL)
+			continue;
+		changed = true;
+		while (st->prev)
+			st = st->prev;
+		if (!commit || st->state == GUC_SAVE || st->state == GUC_LOCAL)
+		{
+			v = &st->prior;
+			out->source[i] = source_code(st->source);
+		}
+		else if (st->state == GUC_SET_LOCAL)
+		{
+			v = &st->masked;
+			out->source[i] = SOURCE_SESSION;
+		}
+		if (v)
+			out->value[i] = held(i, v->val.intval, v->val.realval);
+	}
+	return changed;
 }

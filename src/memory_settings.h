@@ -17,4 +17,11 @@
  */
 extern void procmem_memory_settings(history_settings *out);
 
+/*
+ * At a top-level transaction's commit or abort: what they will be once it
+ * has ended (a SET LOCAL goes back; a SET stays on commit); false when none
+ * of the four was set within it, which is what they are now.
+ */
+extern bool procmem_memory_settings_after_xact(history_settings *out, bool commit);
+
 #endif							/* PROCMEM_MEMORY_SETTINGS_H */

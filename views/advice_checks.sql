@@ -126,7 +126,7 @@ BEGIN ATOMIC
 
 	UNION ALL
 	SELECT 'work_mem_exposure', 'warning',
-		   pg_catalog.format('work_mem could take %s; %s of memory left',
+		   pg_catalog.format('work_mem and temp_buffers could take %s; %s left',
 							 pg_catalog.pg_size_pretty((e.connections OPERATOR(pg_catalog.+) e.autovacuum)
 													   OPERATOR(pg_catalog.+) e.temp),
 							 pg_catalog.pg_size_pretty(f.available)),
@@ -325,9 +325,13 @@ BEGIN ATOMIC
 	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
--- Crash restarts of the last day, from the memory history (none without
--- pg_procmem in shared_preload_libraries): what was killed, who it was,
--- what it ran and with which settings, who held the memory, what to change.
+-- Kills for memory of the last day, from the memory history (none without
+-- pg_procmem in shared_preload_libraries): a crash restart begun by a
+-- signal 9 with the cgroup's OOM kill counter rising (or unknown). What was
+-- killed, who it was, what it ran and with which settings (what its
+-- session, role or database gave it: said, work_mem first when it did; the
+-- largest group's: holder_said), who held the memory, what to change. The
+-- summary gives the time of day (the evidence has the date).
 CREATE FUNCTION pg_procmem_advice_crashes(f @extschema@.pg_procmem_advice_facts)
 RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
 LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
@@ -335,12 +339,14 @@ BEGIN ATOMIC
 	SELECT 'crash_restart', 'critical',
 		   @extschema@.pg_procmem_clip(pg_catalog.format('crash at %s: %s', v.at,
 				CASE WHEN v.elsewhere THEN v.holders
-					 ELSE pg_catalog.concat_ws(' ', 'pid ' OPERATOR(pg_catalog.||) v.pid, v.who,
+					 ELSE pg_catalog.concat_ws(' ', CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
+												   OPERATOR(pg_catalog.||) v.pid, v.who,
 											   pg_catalog.pg_size_pretty(c.overhead))
 						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
 		   pg_catalog.concat_ws('; ',
-				pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
-								  COALESCE(c.logged, c.how_known)),
+				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
+										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name,
 						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
@@ -356,7 +362,7 @@ BEGIN ATOMIC
 				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
 				CASE WHEN v.elsewhere
 					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
-											pg_catalog.pg_size_pretty(h.largest),
+											COALESCE(pg_catalog.pg_size_pretty(h.largest), 'unknown'),
 											COALESCE(', with ' OPERATOR(pg_catalog.||) v.holder_settings, '')) END,
 				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
@@ -386,7 +392,7 @@ BEGIN ATOMIC
 												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
 																							 c.usename, c.datname)
 												 ELSE '' END)
-					 WHEN NOT v.elsewhere AND v.pid IS NOT NULL
+					 WHEN NOT v.elsewhere AND c.query IS NOT NULL
 					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
 				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
 					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
@@ -396,23 +402,22 @@ BEGIN ATOMIC
 	FROM @extschema@.pg_procmem_crash_log(true) AS c
 		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
 			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
-		 -- what its session, role or database gave it (work_mem first, when it did),
-		 -- and the largest group's
 		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
 						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
 						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said,
 						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
 						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
 						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
+		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name, c.overhead,
+			 c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
+			 h.application_name) AS g,
 		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
 						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
 							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
 							  ELSE c.backend_type END AS who,
-						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
-							 COALESCE(c.killed_pid, c.guessed_pid),
-							 (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
-								 (h.usename, h.application_name, h.backend_type),
-							 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
+							 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+							 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
 							 h.processes, h.overhead) AS holders,
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
@@ -420,13 +425,61 @@ BEGIN ATOMIC
 						 s.holder_said,
 						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
 							 AS server_sources,
-						 -- a crash of the last day: its time of day (the evidence has the date)
 						 pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS') AS at) AS v
-	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval);
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND c.how_known OPERATOR(pg_catalog.<>) 'unclean stop'
+	  AND COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+	  AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0;
+END;
+
+-- The other crash restarts of the last day (a crash, or a kill -9 the
+-- cgroup did not count as an OOM kill), and runs that ended without a clean
+-- stop: no memory advice for them.
+CREATE FUNCTION pg_procmem_advice_restarts(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'unclean_stop' ELSE 'crash_restart' END,
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'warning' ELSE 'critical' END,
+		   @extschema@.pg_procmem_clip(CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN pg_catalog.format('unclean stop before the start at %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'))
+				ELSE pg_catalog.format('crash at %s: pid %s %s, %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'),
+									   COALESCE(c.killed_pid, c.guessed_pid), COALESCE(c.backend_type, '?'), v.how) END, 64),
+		   pg_catalog.concat_ws('; ',
+				CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+					 THEN pg_catalog.format('the server started at %s after a run that ended without a clean stop; '
+											'its last sample at %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS'),
+											COALESCE(pg_catalog.to_char(c.last_sample_at, 'YYYY-MM-DD HH24:MI:SS'), 'none'))
+					 ELSE pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at,
+											'YYYY-MM-DD HH24:MI:SS.MS'), c.logged) END,
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name), ''),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0 THEN 'the cgroup counted no OOM kill' END),
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
+					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
+				WHEN c.signal OPERATOR(pg_catalog.=) 9
+				THEN 'Killed by signal 9, but not by the OOM killer: an operator''s kill -9, or a supervisor (a '
+					 'liveness probe, a watchdog). A killed server process restarts every session: end one session '
+					 'with pg_terminate_backend() instead.'
+				ELSE pg_catalog.format('It ended with %s: a crash, not a kill for memory (a bug in PostgreSQL or in an '
+									   'extension); every session was restarted. Report it with its query and '
+									   'version (SELECT version()).', v.how) END
+	FROM @extschema@.pg_procmem_crash_log(true) AS c,
+		 LATERAL (SELECT CASE WHEN c.signal IS NOT NULL THEN 'signal ' OPERATOR(pg_catalog.||) c.signal
+							  WHEN c.exit_code IS NOT NULL THEN 'exit code ' OPERATOR(pg_catalog.||) c.exit_code
+							  ELSE 'no message' END AS how) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND (c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+		   OR NOT (COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+				   AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0));
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
-'internal: the crash_restart check of pg_procmem_advice (the memory history''s crash rows of the last day)';
+'internal: the crash_restart check of pg_procmem_advice for kills for memory (the memory history''s crash rows of the last day)';
+COMMENT ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) IS
+'internal: the crash_restart check for the other crashes, and the unclean_stop check, of pg_procmem_advice';
 
 COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
 'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
@@ -445,7 +498,9 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts
 REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
 	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
-	pg_procmem_advice_crashes(pg_procmem_advice_facts) TO pg_read_all_stats;
+	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts)
+	TO pg_read_all_stats;

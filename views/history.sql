@@ -166,20 +166,24 @@ CREATE FUNCTION pg_procmem_settings_said(
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
-					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN s.value::text
-							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
-							THEN (s.value::bigint OPERATOR(pg_catalog./) 1073741824) OPERATOR(pg_catalog.||) 'GB'
-							WHEN s.value::bigint OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
-							THEN (s.value::bigint OPERATOR(pg_catalog./) 1048576) OPERATOR(pg_catalog.||) 'MB'
-							ELSE (s.value::bigint OPERATOR(pg_catalog./) 1024) OPERATOR(pg_catalog.||) 'kB' END,
+					   -- as SET writes it; numeric: a file's figures may be any bigint
+					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN hash_mem_multiplier::text
+							WHEN s.value OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1073741824) OPERATOR(pg_catalog.||) 'GB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1048576) OPERATOR(pg_catalog.||) 'MB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1024) OPERATOR(pg_catalog.||) 'kB'
+							ELSE s.value OPERATOR(pg_catalog.||) 'B' END,
 					   s.source)
-			 FROM (VALUES (1, 'work_mem', work_mem::float8, work_mem_source),
-						  (2, 'hash_mem_multiplier', hash_mem_multiplier, hash_mem_multiplier_source),
-						  (3, 'temp_buffers', temp_buffers::float8, temp_buffers_source),
-						  (4, 'maintenance_work_mem', maintenance_work_mem::float8, maintenance_work_mem_source))
+			 FROM (VALUES (1, 'work_mem', work_mem::numeric, work_mem_source),
+						  (2, 'hash_mem_multiplier', hash_mem_multiplier::numeric, hash_mem_multiplier_source),
+						  (3, 'temp_buffers', temp_buffers::numeric, temp_buffers_source),
+						  (4, 'maintenance_work_mem', maintenance_work_mem::numeric, maintenance_work_mem_source))
 				  AS s(i, name, value, source)
 			 -- what the server itself sets: not the backend's own
-			 WHERE s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
+			 WHERE s.value IS NOT NULL
+			   AND s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
 						  'command line', 'environment variable', 'override'])
 			 ORDER BY s.i);
 
@@ -206,26 +210,53 @@ RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %
 
 -- Whether a crash's victim held a small part of the memory, so that the
 -- largest group at the last sample (its processes, the largest one's pid,
--- their overhead; same_group: the victim's user, application and type) is
--- the one to name: an auxiliary process, which the kernel takes for the
--- shared memory it touched; a backend a sample saw holding under half of
--- what that group held; or one no sample saw, one of a group of sessions
--- like it. A backend no sample saw and in no such group grew within one
--- interval: it is the culprit.
+-- their overhead) is the one to name. The OOM killer takes the process with
+-- the largest RSS: an auxiliary process is taken for the shared memory it
+-- touched, and the memory was elsewhere; a client backend held the most of
+-- any one process, and is the culprit unless it is one of a group of
+-- sessions like it (same_group) that together held the memory: the others
+-- held at least what it held at the last sample (overhead: NULL when no
+-- sample saw its query running), or, when none saw it, half the room the
+-- cgroup had left then (room: NULL when unknown, and the victim is named).
 CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
 										  group_processes integer, group_largest_pid integer,
-										  group_overhead bigint)
+										  group_overhead bigint, room bigint)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN group_processes IS NOT NULL
 	   AND NOT (group_processes OPERATOR(pg_catalog.=) 1 AND group_largest_pid OPERATOR(pg_catalog.=) pid)
 	   AND COALESCE(backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
-					OR (overhead OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.<) group_overhead
-					OR (overhead IS NULL AND same_group AND group_processes OPERATOR(pg_catalog.>) 1), false);
+					OR (same_group AND group_processes OPERATOR(pg_catalog.>) 1
+						-- halves, not doubles: figures from a file may be near the top of bigint
+						AND CASE WHEN overhead IS NOT NULL
+								 THEN (group_overhead OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.>=) overhead
+								 ELSE group_overhead OPERATOR(pg_catalog.>=) (room OPERATOR(pg_catalog./) 2) END),
+					false);
+
+-- What the crash rows' words go by: whether the victim is of the largest
+-- group's user, application and type; its overhead when a sample saw its
+-- query running (an idle session sampled small may have started the query
+-- that grew since); the room the cgroup had at the last sample.
+CREATE FUNCTION pg_procmem_crash_facts(backend_type text, usename text, application_name text, overhead bigint,
+									   last_seen_at timestamptz, query_start timestamptz, cgroup_limit bigint,
+									   cgroup_usage_at_sample bigint, group_backend_type text, group_usename text,
+									   group_application_name text,
+									   OUT same_group boolean, OUT running_overhead bigint, OUT room bigint)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT (usename, application_name, backend_type) IS NOT DISTINCT FROM
+			   (group_usename, group_application_name, group_backend_type),
+		   CASE WHEN query_start IS NULL OR query_start OPERATOR(pg_catalog.<=) last_seen_at THEN overhead END,
+		   NULLIF(GREATEST(cgroup_limit OPERATOR(pg_catalog.-) cgroup_usage_at_sample, 0), 0);
+END;
+
+COMMENT ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text,
+										   text, text) IS
+'internal: what the crash rows'' words go by: the victim''s group, its overhead while running, the cgroup''s room';
 
 COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
 'internal: a group of processes of a crash row, in words';
-COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) IS
+COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) IS
 'internal: whether a crash''s victim held a small part of the memory';
 
 -- One row per process per sample: who it was, what it ran, what it cost.
@@ -273,12 +304,13 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
 						  ELSE c.backend_type END AS who,
 					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
-					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, c.overhead,
+					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
-						 h.processes, h.largest_pid, h.overhead) AS elsewhere,
+						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 					 g.same_group
-			  FROM (SELECT (c.usename, c.application_name, c.backend_type) IS NOT DISTINCT FROM
-							   (h.usename, h.application_name, h.backend_type) AS same_group) AS g) AS v,
+			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
+						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
+						 h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
 						  WHEN v.elsewhere AND v.same_group
@@ -401,7 +433,8 @@ REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
@@ -413,7 +446,8 @@ GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
 	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
-	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint) TO pg_read_all_stats;
+	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
+	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;

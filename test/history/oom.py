@@ -9,8 +9,10 @@ way on a busy machine. The incidents:
 
   slow      a sort, work_mem = 8GB set in its session, grows for ~30 s
   quick     the same grows for ~7 s
-  fast      the same, unthrottled, started just after a sample: no sample
-            sees it before the kernel kills it
+  fast      the same, unthrottled, started just after a sample in one of
+            pgbench's connections (user and application as pgbench's: a
+            pool's connection): no sample sees it before the kernel kills
+            it, and the row names it, not the pool
   sessions  the checkpointer writes out 200 MB of shared_buffers, then
             sessions of one user and application each fill 100 MB of
             temp_buffers (set in the session) and stay; the kernel kills
@@ -111,12 +113,12 @@ def incident(name, cause):
     return pid
 
 
-def hog(pause, name, after_sample=False):
+def hog(pause, name, user, app, after_sample=False):
     def cause(started, killed):
         if after_sample:
             n = newest()
             wait_until(lambda: newest() > n, 15, 0.05)
-        started.append(session("SET work_mem = '8GB';\n" + SORT.format(pause=pause, name=name), HOG_APP, HOG))
+        started.append(session("SET work_mem = '8GB';\n" + SORT.format(pause=pause, name=name), app, user))
     return cause
 
 
@@ -151,13 +153,13 @@ def report_of(out, pid):
     return re.sub(r"\s+", " ", text[start:min(end) if end else len(text)])
 
 
-def check_hog(name, pid, query):
+def check_hog(name, pid, query, user, app):
     if pid is None:
         skip(3, "%s: the kernel killed nothing within 2 minutes" % name)
         return
     r, widest = crash_question()
     block = report_of(r.stdout, pid)
-    want = ["user %s" % HOG, "app %s" % HOG_APP, "query: " + query[:40], "work_mem = 8GB (session)"]
+    want = ["user %s" % user, "app %s" % app, "query: " + query[:40], "work_mem = 8GB (session)"]
     # one no sample saw: about what it grew by, the cgroup's room at the last sample
     if "no sample saw it" in block:
         want.append(" of room at the last sample")
@@ -168,12 +170,13 @@ def check_hog(name, pid, query):
     c = rows("SELECT * FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
     c = c[0] if c else {}
     ok(c.get("query_from") == "exit" and (c.get("query") or "").startswith(query[:40])
-       and c.get("work_mem_source") == "session" and c.get("usename") == HOG and c.get("crashed_at")
+       and (c.get("summary") or "").startswith("pid %d, " % pid)
+       and c.get("work_mem_source") == "session" and c.get("usename") == user and c.get("crashed_at")
        and c.get("restarted_at") and c["crashed_at"] <= c["restarted_at"],
-       "%s: the crash row has the query as the postmaster read it at the exit, the settings from the "
-       "process's slot, and crashed_at (the exit) before restarted_at; %s" %
+       "%s: the crash row names it in its summary, has the query as the postmaster read it at the exit, "
+       "the settings from the process's slot, and crashed_at (the exit) before restarted_at; %s" %
        (name, "a sample saw it" if c.get("overhead") else "no sample saw it"),
-       {k: c.get(k) for k in ("crashed_at", "restarted_at", "query_from", "overhead", "last_seen_at",
+       {k: c.get(k) for k in ("summary", "crashed_at", "restarted_at", "query_from", "overhead", "last_seen_at",
                               "work_mem", "work_mem_source", "cgroup_oom_kills")})
     a = as_dba("SELECT summary, evidence, recommendation FROM pg_procmem_advice WHERE check_name = 'crash_restart' "
                "AND evidence LIKE '%%(PID %d)%%'" % pid)
@@ -222,13 +225,13 @@ def main():
 
     if "slow" in INCIDENTS:
         slow = SORT.format(pause=0.4, name="slow")
-        pid = incident("slow", hog(0.4, "slow"))
+        pid = incident("slow", hog(0.4, "slow", HOG, HOG_APP))
         ok(pid is not None, "slow: the kernel killed PID %s" % pid)
         h = rows("SELECT sample, overhead FROM pg_procmem_history WHERE pid = %d AND state = 'active' "
                  "ORDER BY sample" % (pid or 0))
         ok(len(h) >= 2 and int(h[-1]["overhead"]) > int(h[0]["overhead"]) + (50 << 20),
            "slow: pg_procmem_history has %d samples of its growth" % len(h), h)
-        check_hog("slow", pid, slow)
+        check_hog("slow", pid, slow, HOG, HOG_APP)
     else:
         skip(5, "slow: not in OOM_INCIDENTS")
 
@@ -236,9 +239,12 @@ def main():
         if name not in INCIDENTS:
             skip(4, "%s: not in OOM_INCIDENTS" % name)
             continue
-        pid = incident(name, hog(pause, name, after_sample=(name == "fast")))
+        # fast: one of pgbench's connections runs it (a pool's connection: the
+        # crash row must name it, not the pool it belongs to)
+        user, app = (HOG, HOG_APP) if name == "quick" else ("postgres", "pgbench")
+        pid = incident(name, hog(pause, name, user, app, after_sample=(name == "fast")))
         ok(pid is not None, "%s: the kernel killed PID %s" % (name, pid))
-        check_hog(name, pid, SORT.format(pause=pause, name=name))
+        check_hog(name, pid, SORT.format(pause=pause, name=name), user, app)
 
     if "sessions" in INCIDENTS:
         check_sessions()

@@ -70,9 +70,16 @@ read_everything() {
 			= ARRAY['work_mem = 8GB (session)', 'temp_buffers = 8MB (user)']" 2>&1) && [ "$out" = t ] ;;
 		f:pg_procmem_holder_text) out=$(sql "$1" "SELECT pg_procmem_holder_text('client backend', 'etl', 'loader', 11,
 			941621248) = 'etl/loader: 11 sessions held 898 MB'" 2>&1) && [ "$out" = t ] ;;
+		# an auxiliary victim; a lone hog; one of a pool whose others held little; one of sessions that held the room
 		f:pg_procmem_held_elsewhere) out=$(sql "$1" "SELECT pg_procmem_held_elsewhere('checkpointer', 1048576, 8485, false,
-			11, 9000, 941621248) AND NOT pg_procmem_held_elsewhere('client backend', NULL, 8485, false, 100, 9000,
-			941621248)" 2>&1) && [ "$out" = t ] ;;
+			11, 9000, 941621248, NULL) AND NOT pg_procmem_held_elsewhere('client backend', NULL, 8485, false, 100, 9000,
+			941621248, 734003200) AND NOT pg_procmem_held_elsewhere('client backend', NULL, 8485, true, 11, 9000,
+			14680064, 1073741824) AND pg_procmem_held_elsewhere('client backend', NULL, 8485, true, 4, 9000,
+			414187520, 314572800)" 2>&1) && [ "$out" = t ] ;;
+		# an idle session sampled small whose query started after the sample: its size then does not count
+		f:pg_procmem_crash_facts) out=$(sql "$1" "SELECT same_group AND running_overhead IS NULL AND room = 100
+			FROM pg_procmem_crash_facts('client backend', 'a', 'b', 5, '2026-01-01 00:00', '2026-01-01 00:01',
+			300, 200, 'client backend', 'a', 'b')" 2>&1) && [ "$out" = t ] ;;
 		f:*) out=$(sql "$1" "SELECT count(*) FROM ${obj#f:}()" 2>&1) ;;
 		esac
 		[ $? -eq 0 ] || bad+="${obj#*:} (${out//$'\n'/ }) "
