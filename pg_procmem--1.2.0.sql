@@ -1007,6 +1007,22 @@ RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
 						  'command line', 'environment variable', 'override'])
 			 ORDER BY s.i);
 
+-- Where a backend's setting was set, in words: 'in its session' for
+-- pg_settings' 'session', 'for its role' for 'user', and so on.
+CREATE FUNCTION pg_procmem_set_where(source text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE source WHEN 'session' THEN 'in its session'
+				   WHEN 'user' THEN 'for its role'
+				   WHEN 'database' THEN 'for its database'
+				   WHEN 'database user' THEN 'for its role in its database'
+				   WHEN 'client' THEN 'by its client at connection'
+				   WHEN 'global' THEN 'for all roles'
+				   ELSE 'as ' OPERATOR(pg_catalog.||) source END;
+
+COMMENT ON FUNCTION pg_procmem_set_where(text) IS
+'internal: where a backend''s setting was set, in words';
+
 COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) IS
 'internal: the memory settings a backend''s session, role or database gave it, in words';
 
@@ -1127,7 +1143,9 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
 						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
-					 g.same_group
+					 g.same_group,
+					 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
+						 AS server_sources
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
 						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
 						 h.backend_type, h.usename, h.application_name) AS g) AS v,
@@ -1175,6 +1193,14 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 				-- sessions like it, or others when it held little
 				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
 						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
+				-- what to change, where it was set (pg_procmem_advice says more)
+				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
+						   WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
+								OPERATOR(pg_catalog.||) ')'
+						   WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
+								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
 				UNION ALL
@@ -1253,6 +1279,7 @@ REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
@@ -1265,7 +1292,7 @@ GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
-	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean), pg_procmem_set_where(text),
 	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
 	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
@@ -1753,11 +1780,11 @@ BEGIN ATOMIC
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
 		   pg_catalog.concat_ws(' ',
 				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
-					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set in its %s): '
+					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set %s): '
 											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
 											v.holders, (SELECT pg_catalog.split_part(x, ' (', 1)
 														FROM pg_catalog.unnest(v.holder_said) AS x
-														WHERE x LIKE 'temp_buffers =%'), h.temp_buffers_source)
+														WHERE x LIKE 'temp_buffers =%'), @extschema@.pg_procmem_set_where(h.temp_buffers_source))
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
@@ -1765,12 +1792,9 @@ BEGIN ATOMIC
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
 											pg_catalog.split_part(v.said[1], ' (', 1),
-											CASE c.work_mem_source WHEN 'session' THEN 'in its session (the application''s SET)'
-												 WHEN 'user' THEN 'for its role'
-												 WHEN 'database' THEN 'for its database'
-												 WHEN 'database user' THEN 'for its role in its database'
-												 WHEN 'client' THEN 'by its client at connection (PGOPTIONS)'
-												 ELSE 'as ' OPERATOR(pg_catalog.||) c.work_mem_source END,
+											@extschema@.pg_procmem_set_where(c.work_mem_source) OPERATOR(pg_catalog.||)
+												CASE c.work_mem_source WHEN 'session' THEN ' (the application''s SET)'
+													 WHEN 'client' THEN ' (PGOPTIONS)' ELSE '' END,
 											CASE c.work_mem_source
 												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
 												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)

@@ -368,11 +368,11 @@ BEGIN ATOMIC
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
 		   pg_catalog.concat_ws(' ',
 				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
-					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set in its %s): '
+					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set %s): '
 											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
 											v.holders, (SELECT pg_catalog.split_part(x, ' (', 1)
 														FROM pg_catalog.unnest(v.holder_said) AS x
-														WHERE x LIKE 'temp_buffers =%'), h.temp_buffers_source)
+														WHERE x LIKE 'temp_buffers =%'), @extschema@.pg_procmem_set_where(h.temp_buffers_source))
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
@@ -380,12 +380,9 @@ BEGIN ATOMIC
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
 											pg_catalog.split_part(v.said[1], ' (', 1),
-											CASE c.work_mem_source WHEN 'session' THEN 'in its session (the application''s SET)'
-												 WHEN 'user' THEN 'for its role'
-												 WHEN 'database' THEN 'for its database'
-												 WHEN 'database user' THEN 'for its role in its database'
-												 WHEN 'client' THEN 'by its client at connection (PGOPTIONS)'
-												 ELSE 'as ' OPERATOR(pg_catalog.||) c.work_mem_source END,
+											@extschema@.pg_procmem_set_where(c.work_mem_source) OPERATOR(pg_catalog.||)
+												CASE c.work_mem_source WHEN 'session' THEN ' (the application''s SET)'
+													 WHEN 'client' THEN ' (PGOPTIONS)' ELSE '' END,
 											CASE c.work_mem_source
 												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
 												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)

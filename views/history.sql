@@ -187,6 +187,22 @@ RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
 						  'command line', 'environment variable', 'override'])
 			 ORDER BY s.i);
 
+-- Where a backend's setting was set, in words: 'in its session' for
+-- pg_settings' 'session', 'for its role' for 'user', and so on.
+CREATE FUNCTION pg_procmem_set_where(source text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE source WHEN 'session' THEN 'in its session'
+				   WHEN 'user' THEN 'for its role'
+				   WHEN 'database' THEN 'for its database'
+				   WHEN 'database user' THEN 'for its role in its database'
+				   WHEN 'client' THEN 'by its client at connection'
+				   WHEN 'global' THEN 'for all roles'
+				   ELSE 'as ' OPERATOR(pg_catalog.||) source END;
+
+COMMENT ON FUNCTION pg_procmem_set_where(text) IS
+'internal: where a backend''s setting was set, in words';
+
 COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) IS
 'internal: the memory settings a backend''s session, role or database gave it, in words';
 
@@ -307,7 +323,9 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
 						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
-					 g.same_group
+					 g.same_group,
+					 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
+						 AS server_sources
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
 						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
 						 h.backend_type, h.usename, h.application_name) AS g) AS v,
@@ -355,6 +373,14 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 				-- sessions like it, or others when it held little
 				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
 						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
+				-- what to change, where it was set (pg_procmem_advice says more)
+				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
+						   WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
+								OPERATOR(pg_catalog.||) ')'
+						   WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
+								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
 				UNION ALL
@@ -433,6 +459,7 @@ REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
@@ -445,7 +472,7 @@ GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
-	pg_procmem_holder_text(text, text, text, integer, bigint, boolean),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean), pg_procmem_set_where(text),
 	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
 	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;

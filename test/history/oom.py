@@ -259,7 +259,8 @@ def main():
 
     # a clean restart, in the cgroup, keeps the crash rows
     n = value("SELECT count(*) FROM pg_procmem_crashes")
-    subprocess.run(["runuser", "-u", "postgres", "--", os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG,
+    subprocess.run(["runuser", "-u", "postgres", "--", "env", "LD_LIBRARY_PATH=" + os.environ.get("PG_LIBPATH", ""),
+                    os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG,
                     "-w", "-t", "60", "-m", "fast", "restart", "-o", os.environ.get("SERVER_OPTS", "")],
                    check=True, capture_output=True,
                    preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(str(os.getpid())))
