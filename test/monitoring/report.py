@@ -334,7 +334,11 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     names = {c for c, _ in checks}
     rank = {"critical": 0, "warning": 1, "info": 2}
     sev = [rank.get(s, 3) for _, s in checks]
-    ok(advice[0] & advice[1] <= names <= advice[0] | advice[1] and len(names) == len(checks)
+    # oom_auxiliary_first weighs the auxiliary processes against every client
+    # backend, the asking session included: the report's session, larger
+    # than the test's, can tip it either way
+    asker = {"oom_auxiliary_first"}
+    ok((advice[0] & advice[1]) - asker <= names <= advice[0] | advice[1] and len(names) == len(checks)
        and sev == sorted(sev),
        "the findings are pg_procmem_advice's rows, each once, the most severe first",
        "page: %s\nview before: %s, after: %s" % (checks, sorted(advice[0]), sorted(advice[1])))
