@@ -178,6 +178,42 @@ def statement_text():
         execute("DROP ROLE history_secret")
 
 
+def settings():
+    """What each backend runs with, as its session left it: a SET stays, a
+    SET LOCAL goes with its transaction, a SET in a transaction that aborts
+    goes back; a role's setting says so."""
+    execute("DROP ROLE IF EXISTS history_roleset; CREATE ROLE history_roleset LOGIN")
+    execute("ALTER ROLE history_roleset SET work_mem = '96MB'")
+    scripts = {"history-set": "SET work_mem = '2GB';",
+               "history-local": "BEGIN; SET LOCAL work_mem = '3GB'; SELECT 1; COMMIT;",
+               "history-abort": "SET work_mem = '5MB'; BEGIN; SET work_mem = '6GB'; SELECT 1; ROLLBACK;",
+               "history-temp": "SET temp_buffers = '24MB'; SET hash_mem_multiplier = 3.5;"}
+    sessions = [session(sql, app) for app, sql in scripts.items()]
+    sessions.append(session("SELECT 1;", "history-role", user="history_roleset"))
+    try:
+        wait_until(lambda: all(pid_of(a) for a in list(scripts) + ["history-role"]))
+        n = newest()
+        wait_until(lambda: newest() >= n + 2, 10)
+        got = {r["application_name"]: r for r in rows(
+            "SELECT DISTINCT ON (application_name) application_name, work_mem, work_mem_source, temp_buffers, "
+            "temp_buffers_source, hash_mem_multiplier, hash_mem_multiplier_source FROM pg_procmem_history "
+            "WHERE application_name LIKE 'history-%' ORDER BY application_name, sample DESC")}
+        want = {"history-set": ("2147483648", "session"), "history-local": ("4194304", "default"),
+                "history-abort": ("5242880", "session"), "history-role": ("100663296", "user")}
+        ok(all((got.get(a) or {}).get("work_mem") == w and got[a]["work_mem_source"] == src
+               for a, (w, src) in want.items()),
+           "work_mem as each session has it: a SET stays, a SET LOCAL goes with its transaction, a SET in an "
+           "aborted one goes back, a role's says 'user'", got)
+        t = got.get("history-temp") or {}
+        ok(t.get("temp_buffers") == str(24 << 20) and t.get("temp_buffers_source") == "session"
+           and t.get("hash_mem_multiplier") == "3.5" and t.get("hash_mem_multiplier_source") == "session",
+           "... and temp_buffers and hash_mem_multiplier, with their sources", t)
+    finally:
+        for p in sessions:
+            close(p)
+        execute("DROP ROLE history_roleset")
+
+
 # --- crash restarts and restarts -------------------------------------------
 
 def crashed():
@@ -379,6 +415,7 @@ def main():
     terminated()
     intervals()
     statement_text()
+    settings()
     pid = crashed()
     logger_first()
     restarts(pid)
