@@ -254,36 +254,35 @@ keep_text_assign(bool newval, void *extra)
 }
 
 /*
- * Whether the postmaster's copy of a statement (the first
- * track_activity_query_size bytes, pgstat_get_crashed_backend_activity())
- * shows some of its bytes as '?': those above 127, and control characters but
- * newline, carriage return and tab (ascii_safe_strlcpy()).
+ * A byte the postmaster's copy of a statement
+ * (pgstat_get_crashed_backend_activity(), through ascii_safe_strlcpy())
+ * shows as '?': above 127, or a control character but newline, carriage
+ * return and tab.
  */
+static inline bool
+folded(unsigned char ch)
+{
+	return ch > 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t');
+}
+
+/* Whether that copy of the first len bytes shows some as '?' */
 static bool
 folds(const char *text, int len)
 {
 	for (int i = 0; i < len; i++)
-	{
-		unsigned char ch = (unsigned char) text[i];
-
-		if (ch > 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t'))
+		if (folded((unsigned char) text[i]))
 			return true;
-	}
 	return false;
 }
 
-/* Its first bytes as the postmaster's copy shows them: which statement the slot speaks of */
+/* Its first bytes as that copy shows them: which statement the slot speaks of */
 static void
 ascii_head(char *head, int size, const char *text, int len)
 {
 	int			n = Min(len, size - 1);
 
 	for (int i = 0; i < n; i++)
-	{
-		unsigned char ch = (unsigned char) text[i];
-
-		head[i] = folds(&text[i], 1) ? '?' : ch;
-	}
+		head[i] = folded((unsigned char) text[i]) ? '?' : text[i];
 	memset(head + n, 0, size - n);
 }
 

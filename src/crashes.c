@@ -120,8 +120,13 @@ crashes_shmem_attached(void *part, bool found)
 		return;
 	if (++pm_inits > 1)
 	{
-		pm_crash	c = culprit;
+		pm_crash	c;
 
+		/* an exit logged for an earlier crash is no part of this one */
+		if (culprit_known)
+			c = culprit;
+		else
+			memset(&c, 0, sizeof(c));
 		c.logged = culprit_known;
 		c.restarted_at = GetCurrentTimestamp();
 		if (!c.logged)
@@ -594,13 +599,11 @@ crashes_note(bool tail_open)
 /* --- readers -------------------------------------------------------------- */
 
 bool
-crashes_kills_since(int64 *kills, TimestampTz *since)
+crashes_kills_baseline(int64 *kills, TimestampTz *since)
 {
-	int64		now;
-
-	if (!crashes->noted || crashes->kills_before < 0 || (now = read_cgroup_now().oom_kills) < 0)
+	if (!crashes->noted || crashes->kills_before < 0)
 		return false;
-	*kills = Max(now - crashes->kills_before, 0);
+	*kills = crashes->kills_before;
 	*since = crashes->noted_at;
 	return true;
 }

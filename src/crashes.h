@@ -37,12 +37,13 @@ extern int	crashes_note(bool tail_open);
 /* --- readers -------------------------------------------------------------- */
 
 /*
- * OOM kills in the server's cgroup since the sampler first started in this
- * shared memory (the server's start, or its last crash restart, whose row
- * counts the kills before it): false when unknown (no cgroup counter, or
- * no sampler yet).
+ * The server's cgroup's OOM kill counter when the sampler first started in
+ * this shared memory (the server's start, or its last crash restart, whose
+ * row counts the kills before it), and when: false when unknown (no cgroup
+ * counter, or no sampler yet). Readers subtract it from the counter they
+ * read anyway (pg_procmem_system_info()).
  */
-extern bool crashes_kills_since(int64 *kills, TimestampTz *since);
+extern bool crashes_kills_baseline(int64 *kills, TimestampTz *since);
 
 /* The rows kept, oldest first (palloc'd); *n of them. */
 extern history_crash *crashes_copy(uint32 *n);

@@ -26,7 +26,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
 PG_FUNCTION_INFO_V1(pg_procmem_history_system);
 PG_FUNCTION_INFO_V1(pg_procmem_crash_log);
 PG_FUNCTION_INFO_V1(pg_procmem_crash_groups);
-PG_FUNCTION_INFO_V1(pg_procmem_oom_kills);
+PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 
 /* The columns of the memory settings (put_settings()) */
 #define SETTINGS_NCOLS (2 * HISTORY_SETTINGS)
@@ -421,20 +421,20 @@ pg_procmem_crash_groups(PG_FUNCTION_ARGS)
 }
 
 /*
- * pg_procmem_oom_kills() - the OOM kills in the server's memory cgroup
- * since the server started or last restarted after a crash (a crash row
- * counts those before it), and since when; NULLs when unknown (not
+ * pg_procmem_oom_kills_baseline() - the server's memory cgroup's OOM kill
+ * counter when the server started or last restarted after a crash (a crash
+ * row counts the kills before it), and when; NULLs when unknown (not
  * preloaded, no cgroup counter, no sampler yet).
  */
 Datum
-pg_procmem_oom_kills(PG_FUNCTION_ARGS)
+pg_procmem_oom_kills_baseline(PG_FUNCTION_ARGS)
 {
 	Datum		values[OOM_KILLS_NCOLS_V1_2];
 	bool		nulls[OOM_KILLS_NCOLS_V1_2] = {true, true};
 	int64		kills;
 	TimestampTz since;
 
-	if (history_ring_exists() && crashes_kills_since(&kills, &since))
+	if (history_ring_exists() && crashes_kills_baseline(&kills, &since))
 	{
 		values[0] = Int64GetDatum(kills);
 		values[1] = TimestampTzGetDatum(since);

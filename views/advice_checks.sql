@@ -367,7 +367,7 @@ BEGIN ATOMIC
 				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
 		   pg_catalog.concat_ws(' ',
-				CASE WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+				CASE WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
 					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set %s): '
 											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
 											v.holders, (SELECT pg_catalog.split_part(x, ' (', 1)
@@ -376,7 +376,7 @@ BEGIN ATOMIC
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
-				CASE WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+				CASE WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
 											pg_catalog.split_part(v.said[1], ' (', 1),
@@ -420,8 +420,6 @@ BEGIN ATOMIC
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
 						 NULLIF(pg_catalog.array_to_string(s.holder_said, ', '), '') AS holder_settings,
 						 s.holder_said,
-						 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
-							 AS server_sources,
 						 pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS') AS at) AS v
 	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
 	  AND c.how_known OPERATOR(pg_catalog.<>) 'unclean stop'

@@ -60,7 +60,8 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 	   g.autovacuum_max_workers, g.temp_buffers,
 	   -- the cgroup's OOM kills since the server started or last restarted
 	   -- after a crash (NULL without the memory history)
-	   ok.cgroup_oom_kills AS oom_kills_lately, ok.since AS oom_kills_since,
+	   GREATEST(s.cgroup_oom_kills OPERATOR(pg_catalog.-) ok.cgroup_oom_kills, 0) AS oom_kills_lately,
+	   ok.since AS oom_kills_since,
 	   -- memory left: the smaller of MemAvailable and the cgroup's room; short
 	   -- under 10% of RAM, or of a cgroup level's limit
 	   LEAST(s.mem_available, s.cgroup_room) AS available,
@@ -90,7 +91,7 @@ FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
 	 @extschema@.pg_procmem_hugepages AS h,
 	 @extschema@.pg_procmem_memory_settings AS g,
-	 @extschema@.pg_procmem_oom_kills() AS ok,
+	 @extschema@.pg_procmem_oom_kills_baseline() AS ok,
 	 c
 	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
 						ORDER BY p.pid LIMIT 1) AS pm ON true

@@ -143,18 +143,39 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pg_procmem_crash_groups(boolean) IS
 'the memory history: who held the memory at each crash row''s last sample (what pg_procmem_crash_holders shows)';
 
--- The OOM kills in the server's memory cgroup since the sampler first ran
--- in this shared memory: since the server started, or since its last crash
--- restart (whose crash row counts the kills before it). NULLs when unknown.
-CREATE FUNCTION pg_procmem_oom_kills(
+-- The server's memory cgroup's OOM kill counter when the sampler first ran
+-- in this shared memory (the server's start, or its last crash restart,
+-- whose crash row counts the kills before it), and when: the kills since
+-- are pg_procmem_system_info().cgroup_oom_kills less it. NULLs when unknown.
+CREATE FUNCTION pg_procmem_oom_kills_baseline(
 	OUT cgroup_oom_kills bigint,
 	OUT since timestamptz)
 RETURNS record
-AS 'MODULE_PATHNAME', 'pg_procmem_oom_kills'
+AS 'MODULE_PATHNAME', 'pg_procmem_oom_kills_baseline'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
-COMMENT ON FUNCTION pg_procmem_oom_kills() IS
-'the OOM kills in the server''s memory cgroup since the server started or last restarted after a crash';
+COMMENT ON FUNCTION pg_procmem_oom_kills_baseline() IS
+'the server''s memory cgroup''s OOM kill counter when the server started or last restarted after a crash';
+
+-- Where a backend's setting was set, in words: 'in its session' for
+-- pg_settings' 'session', 'for its role' for 'user', and so on; NULL for
+-- what the server itself sets (its default, its files, its command line),
+-- which is no backend's own.
+CREATE FUNCTION pg_procmem_set_where(source text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE source WHEN 'session' THEN 'in its session'
+				   WHEN 'user' THEN 'for its role'
+				   WHEN 'database' THEN 'for its database'
+				   WHEN 'database user' THEN 'for its role in its database'
+				   WHEN 'client' THEN 'by its client at connection'
+				   WHEN 'global' THEN 'for all roles'
+				   WHEN 'default' THEN NULL
+				   WHEN 'configuration file' THEN NULL
+				   WHEN 'command line' THEN NULL
+				   WHEN 'environment variable' THEN NULL
+				   WHEN 'override' THEN NULL
+				   ELSE 'as ' OPERATOR(pg_catalog.||) source END;
 
 -- The memory settings a backend ran with that its session, role or
 -- database gave it (not the server's own), each as "work_mem = 8GB
@@ -181,24 +202,8 @@ RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
 						  (3, 'temp_buffers', temp_buffers::numeric, temp_buffers_source),
 						  (4, 'maintenance_work_mem', maintenance_work_mem::numeric, maintenance_work_mem_source))
 				  AS s(i, name, value, source)
-			 -- what the server itself sets: not the backend's own
-			 WHERE s.value IS NOT NULL
-			   AND s.source OPERATOR(pg_catalog.<>) ALL (ARRAY['default', 'configuration file',
-						  'command line', 'environment variable', 'override'])
+			 WHERE s.value IS NOT NULL AND @extschema@.pg_procmem_set_where(s.source) IS NOT NULL
 			 ORDER BY s.i);
-
--- Where a backend's setting was set, in words: 'in its session' for
--- pg_settings' 'session', 'for its role' for 'user', and so on.
-CREATE FUNCTION pg_procmem_set_where(source text)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE source WHEN 'session' THEN 'in its session'
-				   WHEN 'user' THEN 'for its role'
-				   WHEN 'database' THEN 'for its database'
-				   WHEN 'database user' THEN 'for its role in its database'
-				   WHEN 'client' THEN 'by its client at connection'
-				   WHEN 'global' THEN 'for all roles'
-				   ELSE 'as ' OPERATOR(pg_catalog.||) source END;
 
 COMMENT ON FUNCTION pg_procmem_set_where(text) IS
 'internal: where a backend''s setting was set, in words';
@@ -323,9 +328,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
 						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
-					 g.same_group,
-					 ARRAY['default', 'configuration file', 'command line', 'environment variable', 'override']
-						 AS server_sources
+					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
 						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
 						 h.backend_type, h.usename, h.application_name) AS g) AS v,
@@ -375,10 +378,10 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
 				-- what to change, where it was set (pg_procmem_advice says more)
 				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
-						   WHEN v.elsewhere AND h.temp_buffers_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
 						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
 								OPERATOR(pg_catalog.||) ')'
-						   WHEN NOT v.elsewhere AND c.work_mem_source OPERATOR(pg_catalog.<>) ALL (v.server_sources)
+						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
 								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
@@ -456,7 +459,7 @@ REVOKE ALL ON FUNCTION pg_procmem_history_processes(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_history_system_samples(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_oom_kills() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_oom_kills_baseline() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
@@ -470,7 +473,7 @@ REVOKE ALL ON pg_procmem_query_memory FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_processes(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills(),
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills_baseline(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
 	pg_procmem_holder_text(text, text, text, integer, bigint, boolean), pg_procmem_set_where(text),
 	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),

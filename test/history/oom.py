@@ -253,9 +253,11 @@ def main():
     print("\n".join("# " + l for l in crash_question()[0].stdout.splitlines()))
 
     # the kill counter counts this server's kills, not the cgroup's life
-    k = rows("SELECT cgroup_oom_kills, since FROM pg_procmem_oom_kills()")
-    ok(k and k[0]["cgroup_oom_kills"] == "0",
-       "pg_procmem_oom_kills() counts none since the last crash restart (each crash row counts its own)", k)
+    k = rows("SELECT s.cgroup_oom_kills - b.cgroup_oom_kills AS kills, b.since "
+             "FROM pg_procmem_system_info() AS s, pg_procmem_oom_kills_baseline() AS b")
+    ok(k and k[0]["kills"] == "0",
+       "the cgroup counted no OOM kill since the last crash restart (pg_procmem_oom_kills_baseline(); each "
+       "crash row counts its own)", k)
 
     # a clean restart, in the cgroup, keeps the crash rows
     n = value("SELECT count(*) FROM pg_procmem_crashes")

@@ -77,7 +77,8 @@ read_everything() {
 			14680064, 1073741824) AND pg_procmem_held_elsewhere('client backend', NULL, 8485, true, 4, 9000,
 			414187520, 314572800)" 2>&1) && [ "$out" = t ] ;;
 		f:pg_procmem_set_where) out=$(sql "$1" "SELECT pg_procmem_set_where('user') = 'for its role'
-			AND pg_procmem_set_where('session') = 'in its session'" 2>&1) && [ "$out" = t ] ;;
+			AND pg_procmem_set_where('session') = 'in its session'
+			AND pg_procmem_set_where('configuration file') IS NULL" 2>&1) && [ "$out" = t ] ;;
 		# an idle session sampled small whose query started after the sample: its size then does not count
 		f:pg_procmem_crash_facts) out=$(sql "$1" "SELECT same_group AND running_overhead IS NULL AND room = 100
 			FROM pg_procmem_crash_facts('client backend', 'a', 'b', 5, '2026-01-01 00:00', '2026-01-01 00:01',
