@@ -31,12 +31,13 @@ EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 # have no generator. scripts-check (run by scripts/test) fails when
 # a committed script differs from its sources, or when a CREATE VIEW or
 # CREATE FUNCTION in it passes 100 lines.
-SCRIPT_PARTS = clip processes contexts backends system shared_memory oom headroom top history \
-	advice_facts advice_checks advice
+SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom headroom top history \
+	advice_facts advice_checks advice comments
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since.
 UPGRADE_FROM = 1.1.0
-UPGRADE_PARTS = clip processes backends shared_memory oom headroom top history advice_facts advice_checks advice
+UPGRADE_PARTS = clip size processes backends shared_memory oom headroom top history advice_facts advice_checks advice \
+	comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then

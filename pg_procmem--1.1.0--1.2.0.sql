@@ -62,6 +62,9 @@ COMMENT ON FUNCTION pg_procmem_clip(text, integer) IS
 REVOKE ALL ON FUNCTION pg_procmem_clip(text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_clip(text, integer) TO pg_read_all_stats;
 
+-- pg_procmem_size: a byte count that prints like pg_size_pretty and sorts by
+-- value (placeholder: issue 28)
+
 -- Every process of this server, read from /proc: the functions the views
 -- are built on. overhead is private_anon + page_tables + kernel (the
 -- kernel's own memory for the process: its stack, page-table top and slab
@@ -1800,3 +1803,5 @@ COMMENT ON VIEW pg_procmem_advice IS
 
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
 GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;
+
+-- What every column of every view means, for \\d+ (placeholder: issue 28)

@@ -1,0 +1,1 @@
+-- What every column of every view means, for \\d+ (placeholder: issue 28)

@@ -1,0 +1,2 @@
+-- pg_procmem_size: a byte count that prints like pg_size_pretty and sorts by
+-- value (placeholder: issue 28)
