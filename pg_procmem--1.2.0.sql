@@ -1943,4 +1943,4 @@ COMMENT ON VIEW pg_procmem_advice IS
 REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
 GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;
 
--- What every column of every view means, for \\d+ (placeholder: issue 28)
+-- What every column of every view means, for \d+ (placeholder: issue 28)

@@ -1,1 +1,1 @@
--- What every column of every view means, for \\d+ (placeholder: issue 28)
+-- What every column of every view means, for \d+ (placeholder: issue 28)
