@@ -41,8 +41,8 @@ UPGRADE_PARTS = clip size processes backends shared_memory oom headroom top hist
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then
-# each part after a blank line
-assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) && sed -s '1s/^/\n/' $(patsubst %,views/%.sql,$(2))
+# each part after a blank line (no parts: the head alone)
+assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) $(if $(strip $(2)),&& sed -s '1s/^/\n/' $(patsubst %,views/%.sql,$(2)))
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
