@@ -16,10 +16,10 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/reading.o src/kernel.o src/procfs.o src/pagemap.o \
 	src/pagetables.o src/sysmem.o src/connections.o src/history_format.o src/history_ring.o src/history_file.o \
 	src/history_sql.o src/crashes.o src/exit_message.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o \
-	src/memory_settings.o
+	src/memory_settings.o src/size.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
-REGRESS = install columns privileges bad_input methods system shapes hostile
+REGRESS = install columns size privileges bad_input methods system shapes hostile
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan

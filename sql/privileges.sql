@@ -3,13 +3,31 @@ CREATE ROLE regress_procmem_nobody;
 CREATE ROLE regress_procmem_stats IN ROLE pg_read_all_stats;
 CREATE ROLE regress_procmem_monitor IN ROLE pg_monitor;
 
--- No grant to PUBLIC anywhere in the extension.
-SELECT count(*) AS public_grants
-FROM (SELECT proacl AS acl FROM pg_catalog.pg_proc WHERE proname LIKE 'pg\_procmem\_%'
+-- No grant to PUBLIC anywhere in the extension (a default ACL counted as
+-- what it grants), but EXECUTE on the functions of the type pg_procmem_size:
+-- they read nothing, and a role given sizes needs them to compare, group
+-- or cast them.
+SELECT s.object AS public_may, x.privilege_type
+FROM (SELECT oid::regprocedure::text AS object, coalesce(proacl, pg_catalog.acldefault('f', proowner)) AS acl
+      FROM pg_catalog.pg_proc WHERE proname LIKE 'pg\_procmem\_%'
       UNION ALL
-      SELECT relacl FROM pg_catalog.pg_class WHERE relname LIKE 'pg\_procmem\_%') s,
+      SELECT relname::text, coalesce(relacl, pg_catalog.acldefault('r', relowner))
+      FROM pg_catalog.pg_class WHERE relname LIKE 'pg\_procmem\_%') s,
      LATERAL pg_catalog.aclexplode(s.acl) x
-WHERE x.grantee = 0;
+WHERE x.grantee = 0
+ORDER BY 1;
+
+-- ... so a role without pg_read_all_stats may use sizes it is given, and
+-- still reads none.
+CREATE TEMP TABLE given (s pg_procmem_size);
+INSERT INTO given VALUES ('11 MB'), ('983 kB'), ('983 kB');
+GRANT SELECT ON given TO regress_procmem_nobody;
+SET ROLE regress_procmem_nobody;
+SELECT string_agg(s::text, ', ' ORDER BY s) AS sizes, count(DISTINCT s) AS distinct_sizes,
+       count(*) FILTER (WHERE s > '1 MB') AS over_1_mb, max(s::bigint)::pg_procmem_size AS largest
+FROM given;
+RESET ROLE;
+DROP TABLE given;
 
 SET ROLE regress_procmem_nobody;
 SELECT count(*) FROM pg_procmem_backends;
@@ -44,6 +62,8 @@ BEGIN
 					ELSE '' END || ')'
 		FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_procmem'
+		-- (but the type pg_procmem_size's, PUBLIC's: above)
+		WHERE p.proname NOT LIKE 'pg\_procmem\_size%'
 		ORDER BY 1
 	LOOP
 		object := r.obj;

@@ -1,11 +1,11 @@
 -- pg_procmem_top: the compact psql view fits 80 columns, is sorted by
--- overhead and names every process of the server.
+-- overhead, names every process of the server, and its sizes sort by value.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 CREATE EXTENSION IF NOT EXISTS dblink;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(20);
+SELECT plan(22);
 
 -- a session idle in a transaction, for the clipped state
 SELECT dblink_connect('idle_tx', pg_temp.connstr());
@@ -25,16 +25,27 @@ SELECT columns_are('pg_procmem_top',
 SELECT cmp_ok((SELECT (GREATEST(7, max(length(pid::text)))
 	+ GREATEST(length('process'), max(length(process)))
 	+ GREATEST(length('state'), max(length(coalesce(state, ''))), length('idletx!'))
-	+ GREATEST(length('overhead'), max(length(coalesce(overhead, ''))))
-	+ GREATEST(length('pagetbl'), max(length(coalesce(pagetbl, ''))))
-	+ GREATEST(length('rss'), max(length(coalesce(rss, ''))))
-	+ GREATEST(length('context'), max(length(coalesce(context, ''))))
+	+ GREATEST(length('overhead'), max(length(coalesce(overhead::text, ''))))
+	+ GREATEST(length('pagetbl'), max(length(coalesce(pagetbl::text, ''))))
+	+ GREATEST(length('rss'), max(length(coalesce(rss::text, ''))))
+	+ GREATEST(length('context'), max(length(coalesce(context::text, ''))))
 	+ 3 * 6 + 2)::integer FROM t), '<=', 80,
 	'a row fits an 80-column terminal, even with 7-digit pids and the longest state');
 
 SELECT is((SELECT count(*) FROM t t1 JOIN t t2 ON t2.n = t1.n + 1
-	WHERE pg_size_bytes(t2.overhead) > pg_size_bytes(t1.overhead)), 0::bigint,
+	WHERE pg_size_bytes(t2.overhead::text) > pg_size_bytes(t1.overhead::text)), 0::bigint,
 	'sorted by overhead, largest first');
+
+-- ORDER BY a size orders by bytes, not as text (which put the
+-- checkpointer's '983 kB' before a backend's '11 MB'): as the view's own
+-- order, by the bytes of pg_procmem_backends.overhead and then pid ...
+SELECT results_eq('SELECT pid FROM t ORDER BY overhead DESC NULLS LAST, pid', 'SELECT pid FROM t ORDER BY n',
+	'ORDER BY overhead DESC sorts as pg_procmem_backends.overhead does');
+-- ... and in values made for it, of the column's own type
+CREATE TEMP TABLE made AS SELECT * FROM pg_procmem_top LIMIT 0;
+INSERT INTO made (pid, overhead) VALUES (1, '983 kB'), (2, '11 MB'), (3, '9.9 MB'), (4, '10 MB'), (5, '1023 kB');
+SELECT results_eq('SELECT pid FROM made ORDER BY overhead DESC LIMIT 6', ARRAY[2, 4, 3, 5, 1],
+	'11 MB > 10 MB > 9.9 MB > 1023 kB > 983 kB: sizes sort by value');
 
 SELECT set_eq('SELECT pid FROM t', 'SELECT pid FROM pg_procmem_backends',
 	'one row for every process of the server');
@@ -50,9 +61,9 @@ SELECT is((SELECT process FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.b
 SELECT is((SELECT t.state FROM t t JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'top_test'),
 	'idletx', 'idle in transaction is shortened to idletx');
 
-SELECT is((SELECT count(*) FROM t WHERE overhead !~ '^\d+(\.\d)? (kB|MB|GB|TB)$'
-	OR rss !~ '^\d+(\.\d)? (kB|MB|GB|TB)$'
-	OR greatest(length(overhead), length(pagetbl), length(rss), length(context)) > 7), 0::bigint,
+SELECT is((SELECT count(*) FROM t WHERE overhead::text !~ '^\d+(\.\d)? (kB|MB|GB|TB|PB)$'
+	OR rss::text !~ '^\d+(\.\d)? (kB|MB|GB|TB|PB)$'
+	OR greatest(length(overhead::text), length(pagetbl::text), length(rss::text), length(context::text)) > 7), 0::bigint,
 	'sizes are pretty-printed in at most 7 characters');
 
 SELECT is((SELECT length(process) FROM t ORDER BY length(process) DESC LIMIT 1) <= 17, true,
