@@ -19,6 +19,7 @@
 #   sql/ expected/                          make installcheck (pg_regress)
 #   README.md LICENSE docs/                 README is META.json's docfile and
 #                                           links into docs/
+#   CHANGELOG.md                            what each version changed
 #   monitoring/                             the exporter queries and Grafana
 #                                           dashboard docs/monitoring.md has
 #                                           users load
@@ -30,7 +31,7 @@
 # checkout.
 
 PGXN_PATHS=(Makefile META.json pg_procmem.control 'pg_procmem--*.sql' src views sql expected
-	README.md LICENSE docs monitoring)
+	README.md CHANGELOG.md LICENSE docs monitoring)
 
 pgxn_build() {
 	local zip=$DIST/pg_procmem-$VERSION.zip meta_version dirty

@@ -230,7 +230,7 @@ read -ra objs <<<"$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' Makefile | sed -n 's/^
 is "$(grep "^$LIB/bitcode/" "$WORK/files" | tr '\n' ' ')" \
 	"$( (printf '%s\n' "${objs[@]/%.o/.bc}" | sed "s|^|$LIB/bitcode/pg_procmem/|" && echo "$LIB/bitcode/pg_procmem.index.bc") | sort | tr '\n' ' ')" \
 	"its bitcode is one .bc per object of the Makefile (${#objs[@]}) and pg_procmem.index.bc"
-for f in copyright changelog.Debian.gz README.md.gz docs/install.md.gz docs/views.md.gz examples/grafana/pg_procmem.json \
+for f in copyright changelog.Debian.gz changelog.gz README.md.gz docs/install.md.gz docs/views.md.gz examples/grafana/pg_procmem.json \
 	examples/postgres_exporter/pg_procmem.yaml; do
 	check "it holds $DOC/$f" has "$DOC/$f"
 done

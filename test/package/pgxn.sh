@@ -105,7 +105,7 @@ check "every entry of the zip is under one top folder, $TOP/" \
 	test -z "$(grep -v "^$TOP/" "$WORK/entries")"
 check "the zip is not empty" test -s "$WORK/files"
 has() { grep -qxF "$1" "$WORK/files"; }
-for f in pg_procmem.control META.json Makefile README.md LICENSE; do
+for f in pg_procmem.control META.json Makefile README.md CHANGELOG.md LICENSE; do
 	check "the zip holds $f" has "$f"
 done
 for f in $(git ls-files 'pg_procmem--*.sql'); do
