@@ -6,14 +6,23 @@ connections alike and writes it again. Checks the page is self-contained;
 leads with the findings, then the totals, then the processes; shows the
 dozen as one row with their count and lists no process twice; leaves out
 the report's own connection; prints totals that agree with each other and
-with SQL; and prints every size it computes in one style (MB, one decimal).
+with SQL; prints every size it computes in a unit that keeps it between 1
+and 1023, with at most four significant digits (size() and ticks() are
+also tested alone), gives the time charts' y axes round marks, and labels
+the machine, huge pages and OOM tables in words, not column names.
 Renders both pages in headless Chromium (skipped if /usr/bin/chromium is
-missing): the chart colors are in the screenshot, and the dozen connections
-did not make the page longer. Then checks that a role without privileges
-gets a clear error. $REPORT_SCREENSHOT, if set, receives a copy of the
-screenshot.
+missing): the chart colors are in the screenshot, the dozen connections
+did not make the page longer, and at 800 and 600 px wide nothing is cut
+(a wide table scrolls in its own box, a chart shrinks). Then, with the
+extension in a schema of its own in another database, real roles get the
+error that names what they lack: USAGE on that schema, pg_read_all_stats,
+or both; a database without the extension says so.
+$REPORT_SCREENSHOT, if set, receives a copy of the screenshot.
 """
 import html
+import importlib.machinery
+import importlib.util
+import json
 import os
 import re
 import shutil
@@ -41,12 +50,38 @@ COLORS = {"private": (0xd6, 0x27, 0x28), "page tables": (0xff, 0x7f, 0x0e),
 # the legends hold 10x10 swatches: the bars must add more
 MIN_PIXELS = {"private": 500, "page tables": 150, "shared": 500}
 NOBODY = "procmem_report_nobody"
-CHROMIUM_TESTS = 8
+CHROMIUM_TESTS = 10
+REFLOW_WIDTHS = (800, 600)
 IDLE = 12             # idle connections alike, opened between the two reports
 IDLE_APP = "procmem_report_idle"
-# what the page says a size is: MB with one decimal (and a sign, thousands
-# separators, or "< 0.1 MB" for a crumb), or a dash for unknown
-MB_RE = re.compile(r"^(-?\d{1,3}(,\d{3})*\.\d|< 0\.1|> -0\.1) MB$")
+# what the page says a size is: a figure (a sign, no thousands separators)
+# and a unit; size_ok() adds: at most four significant digits, under 1024
+SIZE_RE = re.compile(r"^-?(\d+(?:\.\d+)?) (bytes|kB|MB|GB|TB|PB)$")
+UNITS = ["bytes", "kB", "MB", "GB", "TB", "PB"]
+SNAKE_RE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+
+
+def load_report():
+    """scripts/report as a module (it has no .py suffix), for its size()
+    and ticks()."""
+    loader = importlib.machinery.SourceFileLoader("pg_procmem_report", REPORT)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+R = load_report()
+size = R.size
+
+
+def size_ok(text):
+    """A size as the page must print it: at most four significant digits,
+    from 1 to 1023 in its unit (bytes aside, 0 bytes included)."""
+    m = SIZE_RE.match(text)
+    if not m:
+        return False
+    digits = m.group(1).replace(".", "").lstrip("0")
+    return len(digits) <= 4 and (m.group(2) == "bytes" or 1 <= float(m.group(1)) < 1024)
 
 
 def run(cmd, timeout=120, **kw):
@@ -83,7 +118,7 @@ def groups(doc):
     out = []
     for m in re.finditer(r'<tr class="group" ([^>]*)>(.*?)</tr>', doc, re.S):
         g = attrs(m.group(1))
-        total = re.search(r'class="num group-total" data-bytes="(\d+)">([^<]*)<', m.group(2))
+        total = re.search(r'class="num group-total" data-bytes="(\d+)"[^>]*>([^<]*)<', m.group(2))
         g["bytes"], g["text"] = (int(total.group(1)), total.group(2)) if total else (None, None)
         g["html"] = m.group(2)
         out.append(g)
@@ -93,7 +128,7 @@ def groups(doc):
 def total_row(doc, row_id):
     """(bytes, text) of a row of the totals table."""
     m = re.search(r'<tr [^>]*id="%s"[^>]*>(.*?)</tr>' % row_id, doc, re.S)
-    b = m and re.search(r'data-bytes="(-?\d*)">([^<]*)<', m.group(1))
+    b = m and re.search(r'data-bytes="(-?\d*)"[^>]*>([^<]*)<', m.group(1))
     return (int(b.group(1)) if b.group(1) else None, b.group(2)) if b else (None, None)
 
 
@@ -108,14 +143,6 @@ def visible_text(doc):
     doc = re.sub(r'<p class="note" id="units">.*?</p>', " ", doc, flags=re.S)
     doc = re.sub(r"<style>.*?</style>|<title>.*?</title>", " ", doc, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", " ", doc))
-
-
-def mb(v):
-    """What scripts/report prints for a size (the format MB_RE accepts)."""
-    n = v / 1048576.0
-    if n != 0 and abs(n) < 0.05:
-        return "< 0.1 MB" if n > 0 else "> -0.1 MB"
-    return "{:,.1f} MB".format(n + 0.0)
 
 
 def open_idle(n, app):
@@ -230,6 +257,71 @@ def screenshot(tmp, page, png, size_flag=None):
     return rc, err
 
 
+# Run in a copy of the page (the page itself has no script), every list
+# unfolded: what is cut at the window's width. The page must be no wider
+# than the window; every table, chart and text block must lie within it,
+# or within a box that scrolls it; nothing may be clipped by an
+# overflow of hidden; no chart may draw outside its own box.
+REFLOW_PROBE = """(function () {
+  var W = window.innerWidth, bad = [];
+  function name(el) {
+    return el.tagName.toLowerCase() + (el.id ? "#" + el.id : "");
+  }
+  function scroller(el) {
+    for (var a = el.parentElement; a; a = a.parentElement) {
+      var o = getComputedStyle(a).overflowX;
+      if (o == "auto" || o == "scroll") return a;
+    }
+    return null;
+  }
+  var de = document.documentElement;
+  if (de.scrollWidth > W) bad.push("the page is " + de.scrollWidth + " px wide");
+  document.querySelectorAll("table, svg, p, h1, h2, h3, summary, .box").forEach(function (el) {
+    var box = scroller(el), r = (box || el).getBoundingClientRect();
+    if (r.width && (r.left < -0.5 || r.right > W + 0.5))
+      bad.push(name(el) + (box ? " (its scroll box)" : "") + " spans " + Math.round(r.left)
+               + " to " + Math.round(r.right) + " px");
+  });
+  document.querySelectorAll("body *").forEach(function (el) {
+    var o = getComputedStyle(el).overflowX;
+    if ((o == "hidden" || o == "clip") && !(el instanceof SVGElement)
+        && el.scrollWidth > el.clientWidth + 1)
+      bad.push(name(el) + " clips " + el.scrollWidth + " px to " + el.clientWidth);
+  });
+  document.querySelectorAll("svg").forEach(function (svg) {
+    var vb = svg.viewBox.baseVal, w = vb && vb.width ? vb.width : svg.width.baseVal.value;
+    svg.querySelectorAll("text, rect, line, polygon, polyline").forEach(function (t) {
+      var b = t.getBBox();
+      if (b.x < -0.5 || b.x + b.width > w + 0.5)
+        bad.push(name(svg) + ": " + t.tagName + " '" + (t.textContent || "").slice(0, 30)
+                 + "' spans " + Math.round(b.x) + " to " + Math.round(b.x + b.width) + " of " + w);
+    });
+  });
+  var scrolling = 0;
+  document.querySelectorAll(".scroll").forEach(function (el) {
+    if (el.scrollWidth > el.clientWidth) scrolling++;
+  });
+  var out = document.createElement("pre");
+  out.id = "reflow-result";
+  out.textContent = JSON.stringify({width: W, scrolling: scrolling, bad: bad});
+  document.body.appendChild(out);
+})();"""
+
+
+def reflow(tmp, page, width):
+    """What REFLOW_PROBE finds in the page at width px: a dict, or None."""
+    doc = open(page, encoding="utf-8").read().replace("<details", "<details open")
+    probe = os.path.join(tmp, "reflow-%d.html" % width)
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(doc.replace("</body>", "<script>%s</script></body>" % REFLOW_PROBE))
+    flags = [f for f in CHROMIUM_FLAGS if not f.startswith("--window-size")]
+    rc, dom, err = run([CHROMIUM] + flags + ["--window-size=%d,2000" % width,
+                                             "--user-data-dir=" + tempfile.mkdtemp(dir=tmp),
+                                             "--dump-dom", "file://" + probe])
+    m = re.search(r'<pre id="reflow-result">(.*?)</pre>', dom, re.S)
+    return json.loads(html.unescape(m.group(1))) if rc == 0 and m else None
+
+
 def check_chromium(tmp, page, before, doc):
     if not os.path.exists(CHROMIUM):
         skip(CHROMIUM_TESTS, "chromium is not installed")
@@ -260,6 +352,12 @@ def check_chromium(tmp, page, before, doc):
     ok(None not in heights and heights[1] - heights[0] <= 100 and heights[1] < 3600,
        "%d more idle connections alike add at most 100 px to the page: %s px before, %s px after, "
        "under 3,600 (one row per process added 44 px a connection)" % (IDLE, heights[0], heights[1]))
+    for w in REFLOW_WIDTHS:
+        got = reflow(tmp, page, w)
+        ok(got and got["width"] == w and not got["bad"],
+           "at %d px wide nothing is cut: the page is no wider, a wide table scrolls in its own "
+           "box (%s do here), the charts shrink" % (w, got and got["scrolling"]),
+           json.dumps(got, indent=1)[:4000])
     try:
         width, height, bpp, lines = read_png(png)
     except (OSError, ValueError, TypeError, zlib.error) as e:
@@ -378,7 +476,7 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     total, text = total_row(doc, "total-overhead")
     client, _ = total_row(doc, "total-client")
     background, _ = total_row(doc, "total-background")
-    others = re.findall(r'class="num total-overhead" data-bytes="(\d+)">([^<]*)<', doc)
+    others = re.findall(r'class="num total-overhead" data-bytes="(\d+)"[^>]*>([^<]*)<', doc)
     group_sum = sum(g["bytes"] or 0 for g in gs)
     list_sum = sum(int(b) for b in re.findall(
         r'<tr class="proc" data-pid="\d+">(?:<td[^>]*>[^<]*</td>){6}<td class="num" data-bytes="(\d*)"',
@@ -386,7 +484,7 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     n = re.search(r"(\d+) process(?:es)? of this server", doc)
     n = int(n.group(1)) if n else None
     group_n = sum(int(g["data-count"]) for g in gs)
-    ok(total is not None and text == mb(total) and others and
+    ok(total is not None and text == size(total) and others and
        all(int(b) == total and t == text for b, t in others) and group_sum == total
        and client + background == total and (list_sum == total or len(listed) < n)
        and n == group_n == len(listed),
@@ -399,26 +497,63 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     ok(total is not None and abs(total - sql_total) <= max(1048576, sql_total * 0.01)
        and abs(n - sql_n) <= 1,
        "the total agrees with SQL's sum over pg_procmem_backends less the asking session: "
-       "%s and %s; %s and %d processes" % (mb(total or 0), mb(sql_total), n, sql_n))
+       "%s and %s; %s and %d processes" % (size(total or 0), size(sql_total), n, sql_n))
     shared, _ = total_row(doc, "total-shared")
     cow, _ = total_row(doc, "total-cow")
     held, held_text = total_row(doc, "total-held")
     ok(None not in (shared, cow, held) and held == total + shared + cow
-       and "%s MB" % held_text.split()[0] in chart(doc, "chart-totals"),
+       and ">%s<" % held_text in chart(doc, "chart-totals"),
        "what the server holds is the processes' total, shared memory and copy-on-write pages: "
        "%s, also on the chart" % held_text)
 
-    # one unit style in every size the page works out
+    # every size the page works out: readable, and each cell's text is its bytes
     text = visible_text(doc)
-    other_units = re.findall(r"\d\s*(?:bytes|[kKMGTP]i?B)\b", text)
-    other_units = [u for u in other_units if not u.endswith(" MB")]
-    sizes = re.findall(r"(?:[<>] )?-?[\d,.]+ MB\b", text)
-    bad = [s for s in sizes if not MB_RE.match(s)]
-    cells = re.findall(r'data-bytes="[^"]*">([^<]*)<', doc)
-    bad += [c for c in cells if not MB_RE.match(c) and c != "\u2014"]
-    ok(not other_units and not bad and len(sizes) >= 20,
-       "every size the page works out is in MB with one decimal (%d of them)" % len(sizes),
+    other_units = [u for u in re.findall(r"\d\s*(?:bytes|[kKMGTP]i?B)\b", text)
+                   if not re.search(r"\d (bytes|kB|MB|GB|TB|PB)$", u)]
+    sizes = re.findall(r"-?[\d,.]+ (?:bytes|kB|MB|GB|TB|PB)\b", text)
+    bad = [s for s in sizes if not size_ok(s)]
+    cells = re.findall(r'data-bytes="(-?\d*)"[^>]*>([^<]*)<', doc)
+    bad += ["%s for %s bytes" % (t, b) for b, t in cells
+            if t != (size(int(b)) if b else "\u2014") or (b and not size_ok(t))]
+    ok(not other_units and not bad and len(sizes) >= 20 and len(cells) >= 20,
+       "every size the page works out has at most four significant digits, 1 to 1023 of its "
+       "unit, and says its cell's bytes (%d sizes, %d cells)" % (len(sizes), len(cells)),
        "other units: %s\nbadly formatted: %s" % (other_units[:10], bad[:10]))
+
+    # the time charts' y axes: 0 and round marks of one unit, evenly spaced,
+    # the last at or above the highest point drawn
+    for chart_id in ("chart-history-overhead", "chart-history-pagetables", "chart-history-system"):
+        svg = chart(doc, chart_id)
+        labels = [(float(y), t) for y, t in re.findall(
+            r'<text class="num tick"[^>]* y="([\d.]+)"[^>]*>([^<]*)<', svg)]
+        got = [t for _, t in labels]
+        marks = [re.match(r"^(\d+(?:\.\d+)?) (bytes|kB|MB|GB|TB|PB)$", t) for t in got[1:]]
+        ys = [y for y, _ in labels]
+        even = len(ys) >= 3 and max(ys[i] - ys[i + 1] for i in range(len(ys) - 1)) - \
+            min(ys[i] - ys[i + 1] for i in range(len(ys) - 1)) < 0.5
+        values = [float(m.group(1)) for m in marks if m]
+        steps = {round(b - a, 6) for a, b in zip([0.0] + values, values)}
+        round_step = len(steps) == 1 and ("%.6f" % steps.pop()).replace(".", "").strip("0") in (
+            "1", "2", "25", "5")
+        ok(3 <= len(got) <= 5 and got[0] == "0" and all(marks) and len({m.group(2) for m in marks}) == 1
+           and even and round_step,
+           "%s: a y axis of round, evenly spaced marks: %s" % (chart_id, ", ".join(got)),
+           svg[:3000])
+
+    # the machine, huge pages and OOM tables: words, not the views' column names
+    labels = []
+    for name in ("system", "hugepages", "oom"):
+        at = section_at(doc, name)
+        part = doc[at:doc.index("</section>", at)] if at >= 0 else ""
+        labels += [html.unescape(re.sub(r"<[^>]+>", "", t))
+                   for t in re.findall(r"<th[^>]*>(.*?)</th>", part, re.S)]
+        labels += [re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<h3>(.*?)</h3>", re.sub(
+            r'<span class="view">[^<]*</span>', "", part))]
+    snake = [t for t in labels if SNAKE_RE.search(t)]
+    ok(len(labels) >= 30 and not snake,
+       "the machine, huge pages and OOM tables label their %d rows and columns in words "
+       "(Memory available, Huge pages total), no snake_case column name" % len(labels),
+       "snake_case labels: %s" % snake)
 
     rec = value("SELECT recommendation FROM pg_procmem_hugepages")
     # the text quotes page tables measured at each read: compare it with the
@@ -441,23 +576,133 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     check_chromium(tmp, page, before, doc)
 
 
-def check_nobody(tmp):
-    execute("DROP ROLE IF EXISTS %s; CREATE ROLE %s LOGIN" % (NOBODY, NOBODY))
+def check_units(tmp):
+    """size() and ticks() alone: the figures the page prints."""
+    MiB, GiB = 1 << 20, 1 << 30
+    cases = [(None, "\u2014"), (0, "0 bytes"), (512, "512 bytes"), (1023, "1023 bytes"),
+             (1024, "1.00 kB"), (1536, "1.50 kB"), (24105.6 * MiB, "23.5 GB"),
+             (512 * MiB, "512 MB"), (1023.4 * MiB, "1023 MB"), (1023.7 * MiB, "1.00 GB"),
+             (9.996 * MiB, "10.0 MB"), (99.96 * MiB, "100 MB"), (3.52 * MiB, "3.52 MB"),
+             (-1.5 * MiB, "-1.50 MB"), (-0.2, "0 bytes"), (20 * GiB * 1024, "20.0 TB"),
+             ("25276063744", "23.5 GB")]
+    wrong = [(v, size(v), want) for v, want in cases if size(v) != want]
+    ok(not wrong, "size(): %s" % ", ".join(w for _, w in cases[1:9]),
+       "\n".join("size(%r) = %r, not %r" % w for w in wrong))
+    # every figure from a byte to a petabyte, 41 a decade: readable and close
+    bad = []
+    for e in range(0, 16 * 41):
+        v = 10 ** (e / 41.0)
+        t = size(v)
+        n, unit = t.split()
+        back = float(n) * 1024 ** UNITS.index(unit)
+        if not size_ok(t) or abs(back - v) > max(0.005 * v, 0.5):
+            bad.append("%g -> %s" % (v, t))
+    ok(not bad, "size() of 656 figures from 1 byte to 1 PB: four significant digits at most, "
+       "1 to 1023 of the unit, within 0.5%", bad[:10])
+
+    cases = [(15.3 * GiB, ["0", "5 GB", "10 GB", "15 GB", "20 GB"]),
+             (3.52 * MiB, ["0", "1 MB", "2 MB", "3 MB", "4 MB"]),
+             (800 * MiB, ["0", "200 MB", "400 MB", "600 MB", "800 MB"]),
+             (1.2 * GiB, ["0", "0.5 GB", "1 GB", "1.5 GB"]),
+             (1000 * MiB, ["0", "250 MB", "500 MB", "750 MB", "1000 MB"]),
+             (0, ["0", "1 bytes"]), (7, ["0", "2 bytes", "4 bytes", "6 bytes", "8 bytes"])]
+    wrong = [(v, [t for _, t in R.ticks(v)[1]], want) for v, want in cases
+             if [t for _, t in R.ticks(v)[1]] != want]
+    ok(not wrong, "ticks(): %s" % "; ".join(", ".join(w) for _, w in cases[:3]),
+       "\n".join("ticks(%r) = %r, not %r" % w for w in wrong))
+    bad = []
+    for e in range(0, 16 * 41):
+        v = 10 ** (e / 41.0)
+        top, marks = R.ticks(v)
+        step = marks[1][0] - marks[0][0]
+        mantissa = ("%.6e" % (step / 1024 ** UNITS.index(marks[-1][1].split()[1]))).split("e")[0]
+        if not (top >= v and 2 <= len(marks) <= 5 and top == marks[-1][0]
+                and (top - step < v or len(marks) == 2)
+                and mantissa.rstrip("0").rstrip(".") in ("1", "2", "2.5", "5")
+                and len({t.split()[1] for _, t in marks[1:]}) == 1):
+            bad.append("%g -> %s" % (v, [t for _, t in marks]))
+    ok(not bad, "ticks() of 656 peaks from 1 byte to 1 PB: 0 and up to 4 steps of 1, 2, 2.5 or 5 "
+       "in one unit, the last mark the first at or above the peak", bad[:10])
+
+
+ELSEWHERE_DB = "procmem_report_elsewhere"
+ELSEWHERE_SCHEMA = "procmem_mon"
+ROLES = {"stats": "procmem_report_stats",     # pg_read_all_stats, no USAGE
+         "usage": "procmem_report_usage",     # USAGE, not pg_read_all_stats
+         "none": "procmem_report_none",       # neither
+         "both": "procmem_report_both"}       # pg_monitor and USAGE
+
+
+def psql_in(db, sql):
+    subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql],
+                   check=True, capture_output=True, text=True)
+
+
+def drop_elsewhere():
+    execute("DROP DATABASE IF EXISTS %s WITH (FORCE)" % ELSEWHERE_DB)
+    for r in ROLES.values():
+        execute("DROP ROLE IF EXISTS %s" % r)
+
+
+def check_access(tmp):
+    """Real roles against the extension in a schema of its own (not on
+    anyone's search_path), in a database of its own: each error names what
+    the role lacks, and the GRANT."""
+    drop_elsewhere()
+    execute("CREATE DATABASE %s" % ELSEWHERE_DB)
     try:
-        page = os.path.join(tmp, "nobody.html")
-        rc, out, err = run([REPORT, "user=" + NOBODY, "-o", page])
-        ok(rc != 0, "a role without privileges: scripts/report fails", "exit %s" % rc)
-        ok("permission denied" in err, "... saying permission denied on stderr", err)
-        ok(not os.path.exists(page), "... and writes no page")
+        psql_in(ELSEWHERE_DB, "CREATE SCHEMA {s}; CREATE EXTENSION pg_procmem SCHEMA {s};"
+                "CREATE ROLE {stats} LOGIN IN ROLE pg_read_all_stats; CREATE ROLE {usage} LOGIN;"
+                "CREATE ROLE {none} LOGIN; CREATE ROLE {both} LOGIN IN ROLE pg_monitor;"
+                "GRANT USAGE ON SCHEMA {s} TO {usage}, {both};".format(s=ELSEWHERE_SCHEMA, **ROLES))
+        page = os.path.join(tmp, "access.html")
+
+        def report(role, db=ELSEWHERE_DB):
+            if os.path.exists(page):
+                os.unlink(page)
+            rc, out, err = run([REPORT, "dbname=%s user=%s" % (db, role), "-o", page])
+            return rc, err, os.path.exists(page)
+
+        usage_hint = 'GRANT USAGE ON SCHEMA "%s" TO "%%s"' % ELSEWHERE_SCHEMA
+        stats_hint = 'GRANT pg_monitor TO "%s"'
+        rc, err, wrote = report(ROLES["stats"])
+        ok(rc != 0 and not wrote and "permission denied for schema" in err
+           and usage_hint % ROLES["stats"] in err and "pg_monitor" not in err
+           and "neither superuser" not in err,
+           "pg_read_all_stats without USAGE on the extension's schema: the hint is the GRANT USAGE, "
+           "not pg_read_all_stats", err)
+        rc, err, wrote = report(ROLES["usage"])
+        ok(rc != 0 and not wrote and "permission denied" in err and stats_hint % ROLES["usage"] in err
+           and "GRANT USAGE" not in err,
+           "USAGE without pg_read_all_stats: the hint is GRANT pg_monitor, not USAGE", err)
+        rc, err, wrote = report(ROLES["none"])
+        ok(rc != 0 and not wrote and usage_hint % ROLES["none"] in err
+           and stats_hint % ROLES["none"] in err,
+           "neither: both hints", err)
+        rc, err, wrote = report(ROLES["both"])
+        ok(rc == 0 and wrote and not err.strip(),
+           "pg_monitor and USAGE: the report is written, the schema on no search_path", err)
+        rc, err, wrote = report(ROLES["both"], "template1")
+        ok(rc != 0 and not wrote and "not installed in database template1" in err
+           and "permission" not in err and "HINT" not in err,
+           "a database without the extension: says so, no privilege hint", err)
+        # the extension where the test server has it (public), a role with nothing
+        execute("DROP ROLE IF EXISTS %s; CREATE ROLE %s LOGIN" % (NOBODY, NOBODY))
+        rc, err, wrote = report(NOBODY, value("SELECT current_database()"))
+        ok(rc != 0 and not wrote and "permission denied" in err and stats_hint % NOBODY in err
+           and "GRANT USAGE" not in err,
+           "a role without privileges, the extension in public: fails, the hint is "
+           "GRANT pg_monitor, and no page", err)
     finally:
         execute("DROP ROLE IF EXISTS %s" % NOBODY)
+        drop_elsewhere()
 
 
 def main():
     tmp = tempfile.mkdtemp(prefix="pg_procmem_report.")
     os.chmod(tmp, 0o755)
     try:
-        for part in (check_report, check_nobody):
+        for part in (check_units, check_report, check_access):
             try:
                 part(tmp)
             except Exception as e:  # report it as a failure, go on with the rest
