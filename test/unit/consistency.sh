@@ -24,6 +24,51 @@ for obj in $(grep -ohE '^CREATE (FUNCTION|VIEW) [a-z_]+' pg_procmem--*.sql | awk
 	# shellcheck disable=SC2086
 	check "README or docs/ documents $obj" 'grep -qE "\`$obj[\`( ]" $docs'
 done
+# every column of every view has a comment (views/comments.sql), and
+# docs/views.md lists exactly those columns, in a table whose header begins
+# "| column |" under a heading that names the view
+columns=$(python3 - "pg_procmem--$v.sql" <<'EOF'
+import re, sys
+script = open(sys.argv[1]).read()
+views = re.findall(r'^CREATE VIEW (\w+)', script, re.M)
+commented = {}
+for view, col in re.findall(r'^COMMENT ON COLUMN @extschema@\.(\w+)\.(\w+) IS', open('views/comments.sql').read(), re.M):
+    commented.setdefault(view, []).append(col)
+documented, view, in_table, stray = {}, None, False, []
+for line in open('docs/views.md'):
+    if line.startswith('#'):
+        named = [w for w in re.findall(r'`(\w+)`', line) if w in views]
+        if len(named) == 1:
+            view = named[0]
+    if re.match(r'\| *column *\|', line):
+        in_table = True
+        if view is None:
+            stray.append(line.strip())
+        continue
+    if in_table and line.startswith('|'):
+        if not line.startswith('|-') and view is not None:
+            documented.setdefault(view, []).extend(re.findall(r'`(\w+)`', line.split('|')[1]))
+        continue
+    in_table = False
+def say(good, text):
+    print('ok' if good else 'not', text)
+say(len(views) >= 20, f'{sys.argv[1]} creates {len(views)} views')
+say(not stray, 'every column table of docs/views.md is under a view\'s heading')
+for v in views:
+    c, d = commented.get(v, []), documented.get(v, [])
+    say(c and len(c) == len(set(c)), f'views/comments.sql comments on the columns of {v}, each once')
+    say(d and len(d) == len(set(d)), f'docs/views.md lists the columns of {v}, each once')
+    say(set(c) == set(d), f'{v}: the same columns commented and documented'
+        + (f' (comment only: {sorted(set(c) - set(d))}; docs only: {sorted(set(d) - set(c))})' if set(c) != set(d) else ''))
+extra = sorted(set(commented) - set(views))
+say(not extra, 'views/comments.sql names only views the install script creates' + (f': {extra}' if extra else ''))
+EOF
+)
+parsed=$?
+check "the views' columns were compared" '[ $parsed = 0 ] && [ -n "$columns" ]'
+while read -r line; do
+	check "${line#* }" "[ ${line%% *} = ok ]"
+done <<<"$columns"
 # a full install script creates everything afresh; upgrade scripts replace
 # objects with DROP and CREATE (or CREATE OR REPLACE where that suffices)
 full=$(ls pg_procmem--*.sql | grep -vE -- '--[0-9.]+--[0-9.]+\.sql$')

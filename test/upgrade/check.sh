@@ -18,7 +18,8 @@ ok() {
 sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
 # The extension's objects, one line each, with what must match: signatures,
-# the C symbol or SQL body, columns, view definitions, grants and comments.
+# the C symbol or SQL body, columns (with their comments), view definitions,
+# grants and comments.
 describe() {
 	sql "$1" "
 	SELECT pg_describe_object(d.classid, d.objid, 0)
@@ -29,7 +30,9 @@ describe() {
 			|| ' src ' || p.prosrc || ' body ' || coalesce(pg_get_function_sqlbody(d.objid), '')
 		   ELSE '' END
 		|| CASE WHEN d.classid = 'pg_class'::regclass THEN
-			' columns ' || (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+			' columns ' || (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod)
+			                                  || ' comment ' || coalesce(col_description(attrelid, attnum), ''),
+			                                  ', ' ORDER BY attnum)
 			                FROM pg_attribute WHERE attrelid = d.objid AND attnum > 0)
 			|| ' acl ' || coalesce(c.relacl::text, '') || ' def ' || coalesce(pg_get_viewdef(d.objid), '')
 		   ELSE '' END
@@ -95,6 +98,21 @@ sql postgres "DROP DATABASE IF EXISTS procmem_fresh" >/dev/null
 sql postgres "CREATE DATABASE procmem_fresh" >/dev/null
 sql procmem_fresh "CREATE EXTENSION pg_procmem" >/dev/null
 describe procmem_fresh >"$fresh"
+ok $? "describe reads a fresh install of $newest"
+[ -s "$fresh" ]
+ok $? "describe lists the objects of a fresh install of $newest"
+# \d+ explains every column of every view
+uncommented=$(sql procmem_fresh "
+	SELECT string_agg(c.relname || '.' || a.attname, ' ' ORDER BY c.relname, a.attnum)
+	FROM pg_depend d
+	JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid AND c.relkind = 'v'
+	JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')
+	  AND coalesce(col_description(c.oid, a.attnum), '') = ''")
+ok $? "the view columns' comments can be read"
+[ -z "$uncommented" ]
+ok $? "every column of every view of $newest has a comment${uncommented:+: none for $uncommented}"
 objects=$(sql procmem_fresh "SELECT count(*) FROM pg_depend WHERE deptype = 'e'
 	AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')")
 [ "$objects" -ge 10 ]
@@ -121,6 +139,9 @@ for v in $older; do
 	[ "$(sql "$db" "SELECT extversion FROM pg_extension WHERE extname = 'pg_procmem'")" = "$newest" ]
 	ok $? "ALTER EXTENSION UPDATE takes $v to $newest"
 	describe "$db" >"$upgraded"
+	ok $? "describe reads $v updated to $newest"
+	[ -s "$upgraded" ]
+	ok $? "describe lists the objects of $v updated to $newest"
 	diff -u "$fresh" "$upgraded" | sed 's/^/# /'
 	cmp -s "$fresh" "$upgraded"
 	ok $? "$v updated to $newest has exactly the objects of a fresh $newest"
