@@ -95,5 +95,36 @@ for dir in $(find test -mindepth 1 -maxdepth 1 -type d | sort); do
 done
 check "no version test outside src/compat.h" \
 	'[ -z "$(grep -rlE "PG_VERSION_NUM|PG_MODULE_MAGIC_EXT" src test bench --include=*.c --include=*.h | grep -vx src/compat.h)" ]'
+# history lives in CHANGELOG.md: no reference page narrates a version (a
+# line may opt out with <!-- version-history-ok -->); pages read as one line,
+# since a sentence wraps
+NARR='[0-9]+\.[0-9]+\.[0-9]+(.s)? (used|said|added|adds|also|shortened|had|was|were|did|took|printed|answered|shipped|made|estimate|development|fixed|changed)\b|\b[Ii]n [0-9]+\.[0-9]+\.[0-9]+\b|\b[Bb]efore [0-9]+\.[0-9]+\.[0-9]+\b'
+narrated() {
+	for f in README.md docs/*.md; do
+		grep -v -- '<!-- version-history-ok -->' "$f" | tr '\n' ' ' | grep -oE "$NARR" | sed "s|^|$f: |"
+	done
+}
+check "no reference page narrates a version ($(narrated | head -3 | tr '\n' ';'))" '[ -z "$(narrated)" ]'
+readme_install=$(sed -n '/^## Install on your own server/,/^## /p' README.md)
+check "README's install section says what make install does to an installed .deb" \
+	'echo "$readme_install" | grep -q "make install" && echo "$readme_install" | grep -q "postgresql-15-pg-procmem" && echo "$readme_install" | grep -qi "remove the package"'
+check "README's question table has the 'right now' question" \
+	'sed -n "/^## One query per question/,/^## /p" README.md | grep -qE "^\| who holds the most memory right now\? \| \`SELECT "'
+# released or not, said the same way everywhere: pinned scripts (RELEASING.md
+# step 2) go with a dated CHANGELOG entry, META's stable and README's plain
+# "version X"; until then "unreleased" in all three
+vre=$(echo "$v" | sed 's/\./\\./g')
+status=$(python3 -c 'import json; print(json.load(open("META.json")).get("release_status", "stable"))')
+if grep -q " pg_procmem--$v.sql\$" test/released-scripts.sha256; then
+	check "$v is pinned: CHANGELOG.md dates it" 'grep -qE "^## $vre - [0-9]{4}-[0-9]{2}-[0-9]{2}\$" CHANGELOG.md'
+	check "$v is pinned: META.json says stable ($status)" '[ "$status" = stable ]'
+	check "$v is pinned: README's status line says so" 'grep -qE "^Status: version $vre\.( |\$)" README.md'
+	check "$v is pinned: its debian/changelog entry is released" '! head -1 debian/changelog | grep -q UNRELEASED'
+else
+	check "$v is not pinned: CHANGELOG.md says unreleased" 'grep -qx "## $vre - unreleased" CHANGELOG.md'
+	check "$v is not pinned: META.json is not stable ($status)" '[ "$status" != stable ]'
+	check "$v is not pinned: README's status line says unreleased" 'grep -qE "^Status: version $vre \(unreleased" README.md'
+fi
+check "debian/changelog's top entry is for $v" 'head -1 debian/changelog | grep -q "($vre-[0-9]*)"'
 echo "1..$n"
 exit $bad
