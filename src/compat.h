@@ -152,4 +152,13 @@ procmem_find_setting(const char *name)
 #endif
 }
 
+/*
+ * Soft input errors (pg_input_is_valid(), an escontext in fcinfo->context)
+ * exist from 16; before, ereturn() is a plain ERROR.
+ */
+#if PG_VERSION_NUM < 160000
+#define ereturn(context, dummy_value, ...) \
+	do { ereport(ERROR, __VA_ARGS__); return (dummy_value); } while (0)
+#endif
+
 #endif							/* PROCMEM_COMPAT_H */

@@ -17,12 +17,6 @@
 
 #include <ctype.h>
 
-/* Soft errors for pg_input_is_valid() (16+); a plain ERROR before */
-#ifndef ereturn
-#define ereturn(context, dummy_value, ...) \
-	do { ereport(ERROR, __VA_ARGS__); return (dummy_value); } while (0)
-#endif
-
 PG_FUNCTION_INFO_V1(pg_procmem_size_in);
 PG_FUNCTION_INFO_V1(pg_procmem_size_out);
 
