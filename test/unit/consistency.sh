@@ -125,6 +125,18 @@ else
 	check "$v is not pinned: META.json is not stable ($status)" '[ "$status" != stable ]'
 	check "$v is not pinned: README's status line says unreleased" 'grep -qE "^Status: version $vre \(unreleased" README.md'
 fi
+# every released version: a dated CHANGELOG.md entry that names its release
+# commit, which is its tag's when the tag is here
+for r in $(sed -n 's/.* pg_procmem--\([0-9.]*\)\.sql$/\1/p' test/released-scripts.sha256); do
+	entry=$(awk -v h="## $r - " 'index($0, h) == 1 {on = 1; print; next} /^## / {on = 0} on' CHANGELOG.md)
+	commit=$(echo "$entry" | sed -n 's/^Released from commit \([0-9a-f]\{7,40\}\).*/\1/p')
+	check "CHANGELOG.md dates $r and names its release commit ($commit)" \
+		'echo "$entry" | head -1 | grep -qE "^## .* - [0-9]{4}-[0-9]{2}-[0-9]{2}\$" && [ -n "$commit" ]'
+	if git rev-parse -q --verify "refs/tags/v$r" >/dev/null 2>&1; then
+		check "tag v$r is on the release commit CHANGELOG.md names" \
+			'[ "$(git rev-parse "v$r^{commit}")" = "$(git rev-parse "$commit^{commit}" 2>/dev/null)" ]'
+	fi
+done
 check "debian/changelog's top entry is for $v" 'head -1 debian/changelog | grep -q "($vre-[0-9]*)"'
 echo "1..$n"
 exit $bad
