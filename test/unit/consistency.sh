@@ -109,7 +109,7 @@ readme_install=$(sed -n '/^## Install on your own server/,/^## /p' README.md)
 check "README's install section says what make install does to an installed .deb" \
 	'echo "$readme_install" | grep -q "make install" && echo "$readme_install" | grep -q "postgresql-15-pg-procmem" && echo "$readme_install" | grep -qi "remove the package"'
 check "README's question table has the 'right now' question" \
-	'sed -n "/^## One query per question/,/^## /p" README.md | grep -qE "^\| who holds the most memory right now\? \| \`SELECT "'
+	'sed -n "/^## One query per question/,/^## /p" README.md | grep -qE "^\| who holds the most memory right now[,?].* \| \`SELECT .* ORDER BY overhead DESC"'
 # released or not, said the same way everywhere: pinned scripts (RELEASING.md
 # step 2) go with a dated CHANGELOG entry, META's stable and README's plain
 # "version X"; until then "unreleased" in all three
