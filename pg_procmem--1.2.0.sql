@@ -2117,7 +2117,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_bytes IS
 'bytes: its memory contexts'' blocks: live for the caller, as last published for others (not during a query)';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_free_bytes IS 'bytes: free space within them, live or as last published likewise';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_peak_bytes IS 'bytes: the largest context total it has published since it started';
-COMMENT ON COLUMN @extschema@.pg_procmem_backends.unreadable IS 'the /proc files that could not be read (their columns are NULL); NULL when all were';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.unreadable IS 'the /proc files that could not be read (their columns are NULL), or NULL when every file was read';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.backend_start IS 'as in pg_stat_activity';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.state_change IS 'as in pg_stat_activity';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.wait_event_type IS 'as in pg_stat_activity';
@@ -2145,7 +2145,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.libraries IS 'bytes of privat
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.page_tables IS 'bytes: its page tables (status VmPTE)';
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.kernel IS 'bytes: the kernel''s own memory for it';
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.private_anon IS 'bytes: heap + mmap + stack + postgres_data + jit + libraries';
-COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.unreadable IS 'the /proc files that could not be read; NULL when all were';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.unreadable IS 'the /proc files that could not be read, or NULL when every file was read';
 
 -- pg_procmem_backends_pss
 COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pid IS 'process id';
@@ -2165,7 +2165,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss_shmem IS 'bytes: PSS o
 COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.private IS 'bytes: pages it alone maps, shared memory included (Private_Clean + Private_Dirty)';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.swap_pss IS 'bytes: swap, shared pages divided (smaps_rollup SwapPss)';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.page_tables IS 'bytes: its page tables (status VmPTE)';
-COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.unreadable IS 'the /proc files that could not be read; NULL when all were';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.unreadable IS 'the /proc files that could not be read, or NULL when every file was read';
 
 -- pg_procmem_summary
 COMMENT ON COLUMN @extschema@.pg_procmem_summary.grouped_by IS 'what the row groups by: backend_type, database, user or application';
@@ -2316,10 +2316,10 @@ COMMENT ON COLUMN @extschema@.pg_procmem_headroom.temp_buffers_exposure IS 'byte
 COMMENT ON COLUMN @extschema@.pg_procmem_top.pid IS 'process id';
 COMMENT ON COLUMN @extschema@.pg_procmem_top.process IS 'user@database for a client backend, else the backend type, shortened; at most 17 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_top.state IS 'as in pg_stat_activity, shortened (idletx: idle in transaction)';
-COMMENT ON COLUMN @extschema@.pg_procmem_top.overhead IS 'bytes, as pg_procmem_size (prints like 9.9 MB, sorts by value): what it costs, as in pg_procmem_backends';
-COMMENT ON COLUMN @extschema@.pg_procmem_top.pagetbl IS 'bytes, as pg_procmem_size (prints like 9.9 MB, sorts by value): its page tables, part of overhead';
-COMMENT ON COLUMN @extschema@.pg_procmem_top.rss IS 'bytes, as pg_procmem_size (prints like 9.9 MB, sorts by value): its resident set, what ps shows';
-COMMENT ON COLUMN @extschema@.pg_procmem_top.context IS 'bytes, as pg_procmem_size (prints like 9.9 MB, sorts by value): its memory contexts, as in pg_procmem_backends.context_bytes';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.overhead IS 'what it costs (pg_procmem_backends.overhead), as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.pagetbl IS 'its page tables, part of overhead, as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.rss IS 'its resident set, what ps shows, as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.context IS 'its memory contexts (pg_procmem_backends.context_bytes), as a pg_procmem_size';
 
 -- pg_procmem_history
 COMMENT ON COLUMN @extschema@.pg_procmem_history.sample IS 'the sample''s number, in the order samples were taken';
