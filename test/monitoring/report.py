@@ -13,7 +13,10 @@ the machine, huge pages and OOM tables in words, not column names.
 Renders both pages in headless Chromium (skipped if /usr/bin/chromium is
 missing): the chart colors are in the screenshot, the dozen connections
 did not make the page longer, and at 800 and 600 px wide nothing is cut
-(a wide table scrolls in its own box, a chart shrinks). Then, with the
+(a wide table scrolls in its own box, a chart shrinks, no legend key leaves
+its chart's box); at 800 px no table scrolls and every chart's text is
+10.5 px or more. The machine's chart has a legend key only for a line it
+draws (the test server has no cgroup limit). Then, with the
 extension in a schema of its own in another database, real roles get the
 error that names what they lack: USAGE on that schema, pg_read_all_stats,
 or both; a database without the extension says so.
@@ -50,7 +53,7 @@ COLORS = {"private": (0xd6, 0x27, 0x28), "page tables": (0xff, 0x7f, 0x0e),
 # the legends hold 10x10 swatches: the bars must add more
 MIN_PIXELS = {"private": 500, "page tables": 150, "shared": 500}
 NOBODY = "procmem_report_nobody"
-CHROMIUM_TESTS = 10
+CHROMIUM_TESTS = 11
 REFLOW_WIDTHS = (800, 600)
 IDLE = 12             # idle connections alike, opened between the two reports
 IDLE_APP = "procmem_report_idle"
@@ -276,7 +279,7 @@ REFLOW_PROBE = """(function () {
   }
   var de = document.documentElement;
   if (de.scrollWidth > W) bad.push("the page is " + de.scrollWidth + " px wide");
-  document.querySelectorAll("table, svg, p, h1, h2, h3, summary, .box").forEach(function (el) {
+  document.querySelectorAll("table, svg, p, h1, h2, h3, summary, .box, .figure").forEach(function (el) {
     var box = scroller(el), r = (box || el).getBoundingClientRect();
     if (r.width && (r.left < -0.5 || r.right > W + 0.5))
       bad.push(name(el) + (box ? " (its scroll box)" : "") + " spans " + Math.round(r.left)
@@ -297,13 +300,37 @@ REFLOW_PROBE = """(function () {
                  + "' spans " + Math.round(b.x) + " to " + Math.round(b.x + b.width) + " of " + w);
     });
   });
-  var scrolling = 0;
+  // the tables that need their box to scroll; a chart's text as it is
+  // drawn (its font size times the chart's scale); legend keys out of
+  // their chart's box
+  var scrolling = [], small = [], legends = [];
   document.querySelectorAll(".scroll").forEach(function (el) {
-    if (el.scrollWidth > el.clientWidth) scrolling++;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      var sec = el.closest("section, details, div[id]");
+      scrolling.push((sec ? name(sec) : "?") + " " + el.scrollWidth + " px in " + el.clientWidth);
+    }
+  });
+  document.querySelectorAll(".figure").forEach(function (fig) {
+    var box = fig.getBoundingClientRect();
+    fig.querySelectorAll("svg.chart text, .legend .key").forEach(function (t) {
+      var svg = t.closest("svg"), scale = 1;
+      if (svg) scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      var px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      var label = (svg ? name(svg) : "legend") + " '" + (t.textContent || "").slice(0, 30) + "'";
+      if (px < 10.5) small.push(label + " " + px.toFixed(1) + " px");
+      if (!svg) {
+        var r = t.getBoundingClientRect();
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5
+            || t.scrollWidth > Math.ceil(r.width) + 1)
+          legends.push(label + " spans " + Math.round(r.left) + " to " + Math.round(r.right)
+                       + " px of " + Math.round(box.left) + " to " + Math.round(box.right));
+      }
+    });
   });
   var out = document.createElement("pre");
   out.id = "reflow-result";
-  out.textContent = JSON.stringify({width: W, scrolling: scrolling, bad: bad});
+  out.textContent = JSON.stringify({width: W, scrolling: scrolling, small: small,
+                                    legends: legends, bad: bad});
   document.body.appendChild(out);
 })();"""
 
@@ -354,10 +381,15 @@ def check_chromium(tmp, page, before, doc):
        "under 3,600 (one row per process added 44 px a connection)" % (IDLE, heights[0], heights[1]))
     for w in REFLOW_WIDTHS:
         got = reflow(tmp, page, w)
-        ok(got and got["width"] == w and not got["bad"],
+        ok(got and got["width"] == w and not got["bad"] and not got["legends"],
            "at %d px wide nothing is cut: the page is no wider, a wide table scrolls in its own "
-           "box (%s do here), the charts shrink" % (w, got and got["scrolling"]),
-           json.dumps(got, indent=1)[:4000])
+           "box (%s do here), the charts shrink, no legend key leaves its chart's box"
+           % (w, got and len(got["scrolling"])), json.dumps(got, indent=1)[:4000])
+        if w == 800:
+            ok(got and not got["scrolling"] and not got["small"],
+               "at 800 px wide no table needs its box to scroll (the processes' bars shrink, "
+               "their text wraps), and every chart's text and legend is drawn at 10.5 px or more",
+               json.dumps(got, indent=1)[:4000])
     try:
         width, height, bpp, lines = read_png(png)
     except (OSError, ValueError, TypeError, zlib.error) as e:
@@ -570,6 +602,19 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     ok(samples >= 1 and 'id="history"' in doc and shown and abs(int(shown.group(1)) - samples) <= 2
        and "checkpointer" in over and "<polygon" in over and chart(doc, "chart-history-system"),
        "memory over time: overhead stacked by backend type, the machine beside it (%d samples)" % samples)
+    # a legend key only for a line drawn: the test server has no cgroup limit
+    # (a cgroup of its own, if any, unlimited), so no limit line and no key
+    limits = int(value("SELECT count(cgroup_limit) FROM pg_procmem_history_system_samples(true)"))
+    system = re.search(r'<div class="figure"><svg[^>]*id="chart-history-system".*?</svg>'
+                       r'<div class="legend">(.*?)</div></div>', doc, re.S)
+    keys = re.findall(r'<span class="key"><i [^>]*></i>([^<]*)</span>', system.group(1)) if system else []
+    lines = re.findall(r'<polyline [^>]*><title>([^<]*)</title>',
+                       system.group(0) if system else "")
+    ok(system and keys == lines and "MemAvailable" in keys
+       and ("cgroup limit" in keys) == (limits > 0) and ('id="no-cgroup-limit"' in doc) == (limits == 0),
+       "the machine's chart has a legend key for each line it draws, and only those: %s "
+       "(%d samples with a cgroup limit)" % (", ".join(keys), limits),
+       "keys %s, lines %s" % (keys, lines))
     crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
     ok(('id="crashes"' in doc) == (crashes > 0),
        "a crash section exactly when pg_procmem_crashes has rows (%d here)" % crashes)
