@@ -7,7 +7,7 @@ FROM pg_catalog.pg_proc p
      JOIN pg_catalog.pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
 WHERE e.extname = 'pg_procmem'
-ORDER BY p.proname;
+ORDER BY p.proname, p.oid::regprocedure::text COLLATE "C";
 
 SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'pg_procmem';
 

@@ -1,9 +1,13 @@
 -- pg_procmem_size: prints in at most 7 characters as pg_procmem_top always
--- did, reads its own output and pg_size_bytes' forms back, sorts by value.
+-- did where that is exact, else in bytes; reads its own output back as the
+-- same value, and pg_size_bytes' forms; sorts by value.
 
--- Printing, at every boundary: whole kB below 1 MB, one decimal below 10 of
--- a unit (rounded), whole units from 10 (truncated).
-SELECT b AS bytes, b::pg_procmem_size AS size, length(b::pg_procmem_size::text) AS width
+-- Printing, at every boundary: pg_procmem_size_rounded() rounds to the
+-- short form (whole kB below 1 MB, one decimal below 10 of a unit, rounded,
+-- whole units from 10, truncated), which the size then prints; a size the
+-- short form would round prints in bytes.
+SELECT b AS bytes, b::pg_procmem_size AS size, pg_procmem_size_rounded(b) AS rounded,
+       length(pg_procmem_size_rounded(b)::text) AS width
 FROM unnest(ARRAY[0, 1, 1023, 1024, 1048575, 1048576, 1101004, 1101005, 10485759, 10485760, 1073741823,
                   1073741824, 10737418239, 10737418240, 1099511627775, 1099511627776, 10995116277760,
                   1125899906842623, 1125899906842624, 11258999068426240, 9223372036854775807,
@@ -11,9 +15,9 @@ FROM unnest(ARRAY[0, 1, 1023, 1024, 1048575, 1048576, 1101004, 1101005, 10485759
      WITH ORDINALITY AS v(b, i)
 ORDER BY i;
 
--- At most 7 characters from 0 to the largest bigint: every power of two,
--- one less, and one less than 10 of each unit.
-SELECT max(length(b::pg_procmem_size::text)) AS widest, count(*) AS values_tried
+-- Rounded, at most 7 characters from 0 to the largest bigint: every power
+-- of two, one less, and one less than 10 of each unit.
+SELECT max(length(pg_procmem_size_rounded(b)::text)) AS widest, count(*) AS values_tried
 FROM (SELECT (2::numeric ^ k)::bigint - d AS b FROM generate_series(0, 62) k, generate_series(0, 1) d
       UNION ALL SELECT 9223372036854775807
       UNION ALL SELECT 10 * (1024::numeric ^ k)::bigint - 1 FROM generate_series(1, 5) k) s;
@@ -32,18 +36,24 @@ FROM unnest(ARRAY['0', '1048576', '-1048576', '+17', '983 kB', '11 MB', '9.9 MB'
      WITH ORDINALITY AS v(t, i)
 ORDER BY i;
 
--- What is printed reads back to the same text, and to the value within
--- the precision printed (half a tenth of the unit, or a whole unit).
+-- Every size reads back as itself (what pg_dump, COPY and a view's
+-- constants rely on); a rounded one prints short, reads back as itself,
+-- rounds to itself, and is within the precision printed of the bytes (half
+-- a tenth of the unit, or a whole unit).
 SELECT count(*) AS values_tried,
-       count(*) FILTER (WHERE s::text::pg_procmem_size::text <> s::text) AS reprinted_differently,
+       count(*) FILTER (WHERE b::pg_procmem_size::text::pg_procmem_size::bigint <> b) AS not_read_back,
+       count(*) FILTER (WHERE s::text::pg_procmem_size <> s OR pg_procmem_size_rounded(s) <> s
+                              OR length(ltrim(s::text, '-')) > 7) AS rounded_not_short_or_back,
        count(*) FILTER (WHERE abs(s::text::pg_procmem_size::bigint::numeric - b) >
                               CASE WHEN s::text ~ '\.' THEN 0.05 ELSE 1 END
                               * 1024::numeric ^ CASE split_part(s::text, ' ', 2)
                                 WHEN 'kB' THEN 1 WHEN 'MB' THEN 2 WHEN 'GB' THEN 3 WHEN 'TB' THEN 4 ELSE 5 END)
            AS read_back_too_far
-FROM (SELECT b, b::pg_procmem_size AS s
+FROM (SELECT b, pg_procmem_size_rounded(b) AS s
       FROM (SELECT (2::numeric ^ k)::bigint - d AS b FROM generate_series(0, 62) k, generate_series(0, 1) d
-            UNION ALL SELECT (1.37 * 3::numeric ^ k)::bigint FROM generate_series(0, 39) k) x) y;
+            UNION ALL SELECT (1.37 * 3::numeric ^ k)::bigint FROM generate_series(0, 39) k
+            UNION ALL SELECT -(1.37 * 3::numeric ^ k)::bigint FROM generate_series(0, 39) k
+            UNION ALL SELECT -9223372036854775808 UNION ALL SELECT 9223372036854775807) x) y;
 
 -- Bad input names the text; out of range says so.
 SELECT ''::pg_procmem_size;
@@ -84,6 +94,8 @@ SELECT name, s FROM sizes ORDER BY s DESC NULLS LAST, name;
 SELECT string_agg(s::text, ', ' ORDER BY s) AS ascending FROM sizes;
 SELECT max(s::bigint)::pg_procmem_size AS largest, min(s::bigint)::pg_procmem_size AS smallest,
        sum(s::bigint)::pg_procmem_size AS total FROM sizes;
+-- bigint's aggregates take a size as it is (an implicit cast): bytes
+SELECT max(s) AS largest, min(s) AS smallest, sum(s) AS total, pg_size_pretty(max(s)) AS pretty FROM sizes;
 SELECT greatest('983 kB'::pg_procmem_size, '11 MB') AS greatest, least('983 kB'::pg_procmem_size, '11 MB') AS least;
 SET enable_hashagg = off;
 SELECT s, count(*) FROM sizes GROUP BY s ORDER BY s;
@@ -108,8 +120,8 @@ RESET enable_mergejoin;
 RESET enable_nestloop;
 
 -- Casts: to and from bigint without a change, from integer and numeric;
--- none implicit, so a number does not compare with a size (no silent pick
--- between bigint's operators and the size's).
+-- to bigint implicit, so a size compares with a number as bytes and a
+-- size literal stays a size; nothing becomes a size unasked.
 SELECT (-9223372036854775808)::bigint::pg_procmem_size::bigint = -9223372036854775808 AS smallest_back,
        9223372036854775807::bigint::pg_procmem_size::bigint = 9223372036854775807 AS largest_back,
        (512 * 1024)::pg_procmem_size AS from_integer, 1536.4::pg_procmem_size::bigint AS from_numeric,
@@ -119,6 +131,11 @@ SELECT '11 MB'::pg_procmem_size > 1048576;
 SELECT '11 MB'::pg_procmem_size = 11534336::bigint;
 SELECT '11 MB'::pg_procmem_size + 1;
 SELECT '11 MB'::pg_procmem_size > '1 MB' AS with_a_size, '11 MB'::pg_procmem_size::bigint > 1048576 AS with_a_cast;
+SELECT pg_procmem_size_out(1048576::bigint);
+-- a view keeps its constants exactly: a size's text is the size
+CREATE TEMP VIEW over_1500 AS SELECT 1 AS one WHERE '1500'::pg_procmem_size > '1 kB';
+SELECT pg_get_viewdef('over_1500') LIKE '%''1500 bytes''::pg_procmem_size%' AS kept_exactly;
+DROP VIEW over_1500;
 -- assignment both ways
 CREATE TEMP TABLE counts (b bigint, s pg_procmem_size);
 INSERT INTO counts SELECT s, 1048576 FROM sizes WHERE name = 'backend';

@@ -4,14 +4,15 @@
  *
  * Stored as an int8 (the comparison, hash, send and receive functions are
  * PostgreSQL's int8 ones, declared in views/size.sql); only the text forms
- * are here. Output: at most 7 characters for 0 to 8 EB - 1 (a sign more
- * below 0), as pg_procmem_top printed its sizes: whole kB below 1 MB, then
- * in each of MB, GB, TB and PB one decimal below 10 and whole units from 10
- * (rounded half away from zero, and truncated, as the numeric and bigint
- * arithmetic did). Input: what pg_size_bytes takes without an exponent, on
+ * are here. Output: the short form, at most 7 characters for 0 to 8 EB - 1
+ * (a sign more below 0), as pg_procmem_top printed its sizes: whole kB
+ * below 1 MB, then in each of MB, GB, TB and PB one decimal below 10 and
+ * whole units from 10 (rounded half away from zero, and truncated, as the
+ * numeric and bigint arithmetic did), where it is exact; bytes where it is
+ * not. Input: what pg_size_bytes takes without an exponent, on
  * every major: a number of bytes, or a number and a unit (bytes, B, kB, MB,
  * GB, TB, PB; any case, 1024-based), rounded to the nearest byte; so every
- * output reads back (to its precision).
+ * output reads back as the value printed.
  */
 #include "compat.h"
 
@@ -19,6 +20,7 @@
 
 PG_FUNCTION_INFO_V1(pg_procmem_size_in);
 PG_FUNCTION_INFO_V1(pg_procmem_size_out);
+PG_FUNCTION_INFO_V1(pg_procmem_size_rounded);
 
 static const char *const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
 #define N_UNITS lengthof(units)
@@ -135,20 +137,29 @@ bad_syntax:
 			 errhint("A size is a number of bytes, or a number and a unit: bytes, kB, MB, GB, TB or PB.")));
 }
 
-Datum
-pg_procmem_size_out(PG_FUNCTION_ARGS)
+/*
+ * The short form of v (at most 7 characters, a sign more below -1023) into
+ * buf; returns the value that text denotes, which input reads back: v
+ * itself where the form is exact, else v rounded to what it shows.
+ */
+static int64
+short_form(int64 v, char *buf, size_t len)
 {
-	int64		v = PG_GETARG_INT64(0);
 	/* the magnitude, PG_INT64_MIN's too */
 	uint64		a = v < 0 ? (uint64) 0 - (uint64) v : (uint64) v;
+	uint64		shown;
+
 	/* no sign on "0 kB" */
 	const char *sign = v < 0 && a >= 1024 ? "-" : "";
-	char		buf[32];
 
 	if (a < (UINT64CONST(1) << 20))
-		snprintf(buf, sizeof(buf), "%s%llu kB", sign, (unsigned long long) (a >> 10));
+	{
+		snprintf(buf, len, "%s%llu kB", sign, (unsigned long long) (a >> 10));
+		shown = a >> 10 << 10;
+	}
 	else
 	{
+		shown = a;
 		for (int i = 2; i < (int) N_UNITS; i++)
 		{
 			uint64		u = UINT64CONST(1) << (10 * i);
@@ -158,16 +169,47 @@ pg_procmem_size_out(PG_FUNCTION_ARGS)
 				/* tenths, rounded half up; a < 10 PB: no overflow */
 				uint64		t = (a * 10 + u / 2) / u;
 
-				snprintf(buf, sizeof(buf), "%s%llu.%llu %s", sign, (unsigned long long) (t / 10),
+				snprintf(buf, len, "%s%llu.%llu %s", sign, (unsigned long long) (t / 10),
 						 (unsigned long long) (t % 10), units[i]);
+				/* as input rounds t tenths of u: half a byte up */
+				shown = (t * u + 5) / 10;
 				break;
 			}
 			if (a < 1024 * u || i == (int) N_UNITS - 1)
 			{
-				snprintf(buf, sizeof(buf), "%s%llu %s", sign, (unsigned long long) (a / u), units[i]);
+				snprintf(buf, len, "%s%llu %s", sign, (unsigned long long) (a / u), units[i]);
+				shown = a / u * u;
 				break;
 			}
 		}
 	}
+	/* shown <= 2^63, and only for PG_INT64_MIN itself */
+	return v < 0 ? (int64) ((uint64) 0 - shown) : (int64) shown;
+}
+
+/*
+ * The short form where it is exact; any other value in bytes ("1500
+ * bytes"), so that every size reads back as itself: pg_dump, COPY and a
+ * view's constants go through this text. pg_procmem_top rounds its sizes
+ * to the short form first (pg_procmem_size_rounded), so it never prints
+ * more than 7 characters.
+ */
+Datum
+pg_procmem_size_out(PG_FUNCTION_ARGS)
+{
+	int64		v = PG_GETARG_INT64(0);
+	char		buf[32];
+
+	if (short_form(v, buf, sizeof(buf)) != v)
+		snprintf(buf, sizeof(buf), INT64_FORMAT " bytes", v);
 	PG_RETURN_CSTRING(pstrdup(buf));
+}
+
+/* v rounded to the value its short form shows */
+Datum
+pg_procmem_size_rounded(PG_FUNCTION_ARGS)
+{
+	char		buf[32];
+
+	PG_RETURN_INT64(short_form(PG_GETARG_INT64(0), buf, sizeof(buf)));
 }

@@ -2,20 +2,24 @@
 -- pg_procmem_top's columns. It is stored as a bigint, and bigint's own
 -- functions compare, hash, send and receive it; the library only reads and
 -- prints it (src/size.c): at most 7 characters up to 8191 PB ("1023 kB",
--- "9.9 MB", "1023 MB", "1.0 GB"), and it reads back the same, or any
--- number of bytes, or a number with a unit as pg_size_bytes takes it.
+-- "9.9 MB", "1023 MB", "1.0 GB") where those are exact, and in bytes
+-- ("1500 bytes") where they are not, so that every size reads back as
+-- itself (pg_dump, COPY, a view's constants: all go through the text).
+-- pg_procmem_size_rounded() rounds a bigint to its short form:
+-- pg_procmem_top shows that.
 --
--- Casts to and from bigint change nothing (binary coercible); no cast is
--- implicit: a comparison with a number ("overhead > 1048576") is an error,
--- not a silent choice between bigint's operators and these; compare with a
--- size ('1 MB') or cast (overhead::bigint, and sum(overhead::bigint)).
+-- Casts to and from bigint change nothing (binary coercible). To bigint it
+-- is implicit: sum(overhead), max(overhead), pg_size_pretty(overhead) and
+-- "overhead > 1048576" work on the bytes; from bigint, integer and numeric
+-- it is by assignment, so nothing turns into a size unasked. A size
+-- literal is a size: "overhead > '10 MB'".
 --
--- Privileges: unlike the extension's other functions, these keep
--- PostgreSQL's default, EXECUTE for PUBLIC. They read nothing (a size is
--- what the caller already holds), and without EXECUTE a role given sizes
--- (a table made from pg_procmem_top, say) could print them but not compare,
--- group or cast them: PostgreSQL checks it for operators, DISTINCT, GROUP
--- BY and casts through text, though not for a literal's input or printing.
+-- Privileges: unlike the extension's other functions, these are granted
+-- to PUBLIC, explicitly (default privileges may have revoked it). They read
+-- nothing (a size is what the caller already holds), and without EXECUTE a
+-- role given sizes (a table made from pg_procmem_top, say) could print them
+-- but not compare, group or cast them: PostgreSQL checks it for operators,
+-- DISTINCT, GROUP BY and casts through text.
 CREATE TYPE pg_procmem_size;
 
 CREATE FUNCTION pg_procmem_size_in(cstring) RETURNS @extschema@.pg_procmem_size
@@ -41,9 +45,14 @@ CREATE TYPE pg_procmem_size (
 );
 
 COMMENT ON TYPE pg_procmem_size IS
-'a number of bytes, printed in at most 7 characters ("9.9 MB") and sorted by value; cast to bigint to compute';
+'a number of bytes, printed in at most 7 characters ("9.9 MB") where exact, else in bytes, and sorted by value';
 
-CREATE CAST (@extschema@.pg_procmem_size AS bigint) WITHOUT FUNCTION AS ASSIGNMENT;
+-- a bigint rounded to what its short form shows: what pg_procmem_top prints
+CREATE FUNCTION pg_procmem_size_rounded(bigint) RETURNS @extschema@.pg_procmem_size
+AS 'MODULE_PATHNAME', 'pg_procmem_size_rounded'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (@extschema@.pg_procmem_size AS bigint) WITHOUT FUNCTION AS IMPLICIT;
 CREATE CAST (bigint AS @extschema@.pg_procmem_size) WITHOUT FUNCTION AS ASSIGNMENT;
 -- from integer ((512 * 1024)::pg_procmem_size) and numeric (a sum of
 -- bigints), as to bigint: bigint's own conversions
@@ -128,3 +137,21 @@ CREATE OPERATOR CLASS pg_procmem_size_hash_ops DEFAULT FOR TYPE @extschema@.pg_p
 	OPERATOR 1 @extschema@.=,
 	FUNCTION 1 @extschema@.pg_procmem_size_hash(@extschema@.pg_procmem_size),
 	FUNCTION 2 @extschema@.pg_procmem_size_hash_extended(@extschema@.pg_procmem_size, bigint);
+
+-- Granted, not left to the default: see the head of this file.
+GRANT EXECUTE ON FUNCTION
+	@extschema@.pg_procmem_size_in(cstring), @extschema@.pg_procmem_size_out(@extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_recv(internal), @extschema@.pg_procmem_size_send(@extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_rounded(bigint),
+	@extschema@.pg_procmem_size(integer), @extschema@.pg_procmem_size(numeric),
+	@extschema@.pg_procmem_size_eq(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_ne(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_lt(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_le(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_gt(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_ge(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_cmp(@extschema@.pg_procmem_size, @extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_sortsupport(internal),
+	@extschema@.pg_procmem_size_hash(@extschema@.pg_procmem_size),
+	@extschema@.pg_procmem_size_hash_extended(@extschema@.pg_procmem_size, bigint)
+TO PUBLIC;

@@ -1,8 +1,8 @@
 -- The headline in 80 columns, for people at a psql prompt: every process,
--- most expensive first. The sizes are pg_procmem_size (views/size.sql):
--- printed in at most 7 characters ("1023 kB", "9.9 MB", "1023 MB";
--- pg_size_pretty's "10239 kB" took 8, and a row 81), and ordered by value
--- (ORDER BY overhead DESC puts 11 MB before 983 kB). Client backends are
+-- most expensive first. The sizes are pg_procmem_size (views/size.sql),
+-- rounded to what they print in at most 7 characters ("1023 kB", "9.9 MB",
+-- "1023 MB"; pg_size_pretty's "10239 kB" took 8, and a row 81), and
+-- ordered by value (ORDER BY overhead DESC puts 11 MB before 983 kB). Client backends are
 -- named user@database, the others by backend type (autovacuum,
 -- logical replication and background shortened); long names and states are
 -- clipped so that a row stays within 80 characters even with 7-digit pids.
@@ -14,10 +14,10 @@ SELECT b.pid,
 					WHEN 'fastpath function call' THEN 'fastpth'
 					WHEN 'disabled' THEN 'disabld'
 					ELSE b.state END AS state,
-	   b.overhead::@extschema@.pg_procmem_size AS overhead,
-	   b.page_tables::@extschema@.pg_procmem_size AS pagetbl,
-	   b.rss::@extschema@.pg_procmem_size AS rss,
-	   b.context_bytes::@extschema@.pg_procmem_size AS context
+	   @extschema@.pg_procmem_size_rounded(b.overhead) AS overhead,
+	   @extschema@.pg_procmem_size_rounded(b.page_tables) AS pagetbl,
+	   @extschema@.pg_procmem_size_rounded(b.rss) AS rss,
+	   @extschema@.pg_procmem_size_rounded(b.context_bytes) AS context
 FROM (SELECT bk.*,
 			 CASE WHEN bk.backend_type OPERATOR(pg_catalog.=) 'client backend'
 					   AND bk.usename IS NOT NULL

@@ -42,7 +42,7 @@ describe() {
 	LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
 	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
 	  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_procmem')
-	ORDER BY 1"
+	ORDER BY 1" && psql -X -At -v ON_ERROR_STOP=1 -d "$1" -f test/upgrade/catalog.sql
 }
 
 # Reads every view and calls every function of the installed version; prints
@@ -124,6 +124,22 @@ ok $? "a fresh install of $newest has its $objects objects"
 failed=$(read_everything procmem_fresh)
 [ -z "$failed" ]
 ok $? "every view and function of $newest answers${failed:+: $failed}"
+
+# A hardened server, whose default privileges take EXECUTE from PUBLIC:
+# the size type's functions are still PUBLIC's (granted, not defaulted),
+# so a pg_monitor role compares and groups pg_procmem_top's sizes.
+sql postgres "DROP DATABASE IF EXISTS procmem_hardened" >/dev/null
+sql postgres "DROP ROLE IF EXISTS procmem_hardened_monitor" >/dev/null
+sql postgres "CREATE DATABASE procmem_hardened" >/dev/null
+sql postgres "CREATE ROLE procmem_hardened_monitor IN ROLE pg_monitor" >/dev/null
+sql procmem_hardened "ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC" >/dev/null
+sql procmem_hardened "CREATE EXTENSION pg_procmem" >/dev/null
+out=$(sql procmem_hardened "SET ROLE procmem_hardened_monitor;
+	SELECT count(*) FILTER (WHERE overhead > '1 kB') >= 0 AND count(DISTINCT overhead) >= 0 FROM pg_procmem_top" 2>&1)
+[ "$(echo "$out" | tail -1)" = t ]
+ok $? "with EXECUTE revoked from PUBLIC by default, a pg_monitor role compares and groups sizes (${out//$'\n'/ })"
+sql postgres "DROP DATABASE procmem_hardened" >/dev/null
+sql postgres "DROP ROLE procmem_hardened_monitor" >/dev/null
 
 if [ -z "$older" ]; then
 	ok 0 "no released version older than $newest: nothing to upgrade from yet"
