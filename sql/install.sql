@@ -9,7 +9,11 @@ FROM pg_catalog.pg_proc p
 WHERE e.extname = 'pg_procmem'
 ORDER BY p.proname, p.oid::regprocedure::text COLLATE "C";
 
-SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'pg_procmem';
+-- the control file's default version (no version written here: it is
+-- opened and released by RELEASING.md)
+SELECT e.extversion = a.default_version AS default_version_installed
+FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_available_extensions a ON a.name = e.extname
+WHERE e.extname = 'pg_procmem';
 
 -- One postmaster, this backend, and the auxiliary processes are rows.
 SELECT count(*) FILTER (WHERE backend_type = 'postmaster') AS postmasters,

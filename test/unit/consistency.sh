@@ -125,9 +125,11 @@ else
 	check "$v is not pinned: META.json is not stable ($status)" '[ "$status" != stable ]'
 	check "$v is not pinned: README's status line says unreleased" 'grep -qE "^Status: version $vre \(unreleased" README.md'
 fi
-# every released version: a dated CHANGELOG.md entry that names its release
-# commit, which is its tag's when the tag is here
-for r in $(sed -n 's/.* pg_procmem--\([0-9.]*\)\.sql$/\1/p' test/released-scripts.sha256); do
+# every released version before the newest: a dated CHANGELOG.md entry
+# that names its release commit (which the release commit itself cannot:
+# the next version's opening adds it, RELEASING.md step 7), which is its
+# tag's when the tag is here
+for r in $(sed -n 's/.* pg_procmem--\([0-9.]*\)\.sql$/\1/p' test/released-scripts.sha256 | grep -vx "$v"); do
 	entry=$(awk -v h="## $r - " 'index($0, h) == 1 {on = 1; print; next} /^## / {on = 0} on' CHANGELOG.md)
 	commit=$(echo "$entry" | sed -n 's/^Released from commit \([0-9a-f]\{7,40\}\).*/\1/p')
 	check "CHANGELOG.md dates $r and names its release commit ($commit)" \
