@@ -63,8 +63,12 @@ def value(sql, conninfo=""):
 
 
 def execute(sql):
-    subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                   check=True, capture_output=True, text=True)
+    r = subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        # psql's own words, not only a CalledProcessError
+        sys.stderr.write("psql failed (%d) on: %s\n%s" % (r.returncode, sql, r.stderr))
+        r.check_returncode()
 
 
 def meminfo(field):
