@@ -14,8 +14,8 @@
 -- it is by assignment, so nothing turns into a size unasked. A size
 -- literal is a size: "overhead > '10 MB'".
 --
--- Privileges: unlike the extension's other functions, these are granted
--- to PUBLIC, explicitly (default privileges may have revoked it). They read
+-- Privileges: unlike the extension's other functions, these (and the type)
+-- are granted to PUBLIC, explicitly (default privileges may have revoked it). They read
 -- nothing (a size is what the caller already holds), and without EXECUTE a
 -- role given sizes (a table made from pg_procmem_top, say) could print them
 -- but not compare, group or cast them: PostgreSQL checks it for operators,
@@ -139,6 +139,7 @@ CREATE OPERATOR CLASS pg_procmem_size_hash_ops DEFAULT FOR TYPE @extschema@.pg_p
 	FUNCTION 2 @extschema@.pg_procmem_size_hash_extended(@extschema@.pg_procmem_size, bigint);
 
 -- Granted, not left to the default: see the head of this file.
+GRANT USAGE ON TYPE @extschema@.pg_procmem_size TO PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	@extschema@.pg_procmem_size_in(cstring), @extschema@.pg_procmem_size_out(@extschema@.pg_procmem_size),
 	@extschema@.pg_procmem_size_recv(internal), @extschema@.pg_procmem_size_send(@extschema@.pg_procmem_size),

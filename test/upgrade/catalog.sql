@@ -1,6 +1,7 @@
 -- The extension's catalog rows that describe() in check.sh does not spell
 -- out, one line each: what a function is (security definer, settings,
--- leakproof, cost, support), a type's I/O and storage, an operator's flags
+-- leakproof, cost, support), a type's I/O and storage, a view's options
+-- (security_barrier, security_invoker), an operator's flags
 -- and estimators, a cast's context and method, the operator classes'
 -- members, the initial privileges (pg_init_privs) and which functions
 -- PUBLIC may execute. An update must leave them exactly as a fresh install.
@@ -41,6 +42,9 @@ SELECT 'amproc ' || f.opfname || ' ' || row(a.amproclefttype::pg_catalog.regtype
 	a.amprocrighttype::pg_catalog.regtype, a.amprocnum, a.amproc::pg_catalog.regprocedure)::text
 FROM m JOIN pg_catalog.pg_opfamily f ON m.classid = 'pg_catalog.pg_opfamily'::pg_catalog.regclass AND f.oid = m.objid
 	JOIN pg_catalog.pg_amproc a ON a.amprocfamily = f.oid
+UNION ALL
+SELECT 'relation ' || c.relname || ' ' || row(c.relkind, c.reloptions, c.relpersistence)::text
+FROM m JOIN pg_catalog.pg_class c ON m.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.oid = m.objid
 UNION ALL
 SELECT 'initprivs ' || pg_catalog.pg_describe_object(i.classoid, i.objoid, i.objsubid) || ' '
 	|| i.privtype::text || ' ' || i.initprivs::text

@@ -125,19 +125,22 @@ failed=$(read_everything procmem_fresh)
 [ -z "$failed" ]
 ok $? "every view and function of $newest answers${failed:+: $failed}"
 
-# A hardened server, whose default privileges take EXECUTE from PUBLIC:
-# the size type's functions are still PUBLIC's (granted, not defaulted),
-# so a pg_monitor role compares and groups pg_procmem_top's sizes.
+# A hardened server, whose default privileges take EXECUTE and USAGE on
+# types from PUBLIC: the size type and its functions are still PUBLIC's
+# (granted, not defaulted), so a pg_monitor role keeps pg_procmem_top's
+# sizes in a table of its own, compares and groups them.
 sql postgres "DROP DATABASE IF EXISTS procmem_hardened" >/dev/null
 sql postgres "DROP ROLE IF EXISTS procmem_hardened_monitor" >/dev/null
 sql postgres "CREATE DATABASE procmem_hardened" >/dev/null
 sql postgres "CREATE ROLE procmem_hardened_monitor IN ROLE pg_monitor" >/dev/null
 sql procmem_hardened "ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC" >/dev/null
+sql procmem_hardened "ALTER DEFAULT PRIVILEGES REVOKE USAGE ON TYPES FROM PUBLIC" >/dev/null
 sql procmem_hardened "CREATE EXTENSION pg_procmem" >/dev/null
 out=$(sql procmem_hardened "SET ROLE procmem_hardened_monitor;
-	SELECT count(*) FILTER (WHERE overhead > '1 kB') >= 0 AND count(DISTINCT overhead) >= 0 FROM pg_procmem_top" 2>&1)
+	CREATE TEMP TABLE snapshot AS SELECT * FROM pg_procmem_top;
+	SELECT count(*) FILTER (WHERE overhead > '1 kB') >= 0 AND count(DISTINCT overhead) >= 0 FROM snapshot" 2>&1)
 [ "$(echo "$out" | tail -1)" = t ]
-ok $? "with EXECUTE revoked from PUBLIC by default, a pg_monitor role compares and groups sizes (${out//$'\n'/ })"
+ok $? "with EXECUTE revoked from PUBLIC by default, a pg_monitor role keeps, compares and groups sizes (${out//$'\n'/ })"
 sql postgres "DROP DATABASE procmem_hardened" >/dev/null
 sql postgres "DROP ROLE procmem_hardened_monitor" >/dev/null
 
