@@ -34,10 +34,10 @@ EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom headroom top history \
 	advice_facts advice_checks advice comments
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
-# (what it drops), then the parts whose objects are new or changed since.
-UPGRADE_FROM = 1.1.0
-UPGRADE_PARTS = clip size processes backends shared_memory oom headroom top history advice_facts advice_checks advice \
-	comments
+# (what it drops), then the parts whose objects are new or changed since
+# (none yet: RELEASING.md, step 7).
+UPGRADE_FROM = 1.2.0
+UPGRADE_PARTS =
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then
