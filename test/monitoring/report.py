@@ -366,8 +366,10 @@ def check_chromium(tmp, page, before, doc):
        "the rendered DOM has the totals and huge pages charts, the %d grouped rows, and the "
        "one-by-one list folded" % want, "exit %s, %d grouped rows\n%s" % (rc, got, err[-2000:]))
     # the page with a dozen more idle connections alike is no longer than
-    # the one without but for a row or two (a group that was not there, a
-    # cell's text wrapping anew); one row per process would add 12
+    # the one without but for a few rows (a group that was not there, an
+    # advice finding that more idle connections bring, a cell's text
+    # wrapping anew: 137 px seen on 14); one row per process would add 12
+    # rows of 44 px, 528
     heights = []
     for name, path in (("before", before), ("after", page)):
         tall = os.path.join(tmp, "tall-%s.png" % name)
@@ -376,8 +378,8 @@ def check_chromium(tmp, page, before, doc):
             heights.append(page_height(tall))
         except (OSError, ValueError, TypeError, zlib.error):
             heights.append(None)
-    ok(None not in heights and heights[1] - heights[0] <= 100 and heights[1] < 3600,
-       "%d more idle connections alike add at most 100 px to the page: %s px before, %s px after, "
+    ok(None not in heights and heights[1] - heights[0] <= 250 and heights[1] < 3600,
+       "%d more idle connections alike add at most 250 px to the page: %s px before, %s px after, "
        "under 3,600 (one row per process added 44 px a connection)" % (IDLE, heights[0], heights[1]))
     for w in REFLOW_WIDTHS:
         got = reflow(tmp, page, w)
