@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute, meminfo
+from tap import ok, skip, done, rows, value, execute, meminfo, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
@@ -98,7 +98,7 @@ def main():
         for p in idle:
             p.stdin.close()
             p.wait(10)
-        execute("DROP ROLE %s" % ROLE)
+        drop_role(ROLE)
     done()
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, execute
+from tap import ok, done, rows, execute, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 ROLE = "procmem_grafana"
@@ -72,7 +72,7 @@ def main():
             except Exception as e:      # a failure; go on with the other panels
                 ok(False, "panel %r: its checks ran" % p["title"], "%s: %s" % (type(e).__name__, e))
     finally:
-        execute("DROP ROLE %s" % ROLE)
+        drop_role(ROLE)
     done()
 
 

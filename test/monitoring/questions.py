@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, execute, readme_questions, width, PSQL
+from tap import ok, done, rows, value, execute, readme_questions, width, PSQL, drop_role
 
 ROLE = "procmem_questions"
 AS_ROLE = "user=%s dbname=%s" % (ROLE, os.environ.get("PGDATABASE", "postgres"))
@@ -87,5 +87,5 @@ try:
             p.wait()
         execute("DROP TABLE questions_scan")
 finally:
-    execute("DROP ROLE %s" % ROLE)
+    drop_role(ROLE)
 done()

@@ -11,6 +11,7 @@ import re
 import unicodedata
 import subprocess
 import sys
+import time
 
 PSQL = os.environ.get("PSQL", "psql")
 _n = 0
@@ -69,6 +70,24 @@ def execute(sql):
         # psql's own words, not only a CalledProcessError
         sys.stderr.write("psql failed (%d) on: %s\n%s" % (r.returncode, sql, r.stderr))
         r.check_returncode()
+
+
+def drop_role(role):
+    """DROP ROLE once the role's sessions have gone: a backend still
+    exiting (its temporary objects being dropped) made DROP ROLE fail with
+    "cache lookup failed for relation" (PostgreSQL 16, and elsewhere)."""
+    for attempt in range(50):
+        if value("SELECT count(*) FROM pg_stat_activity WHERE usename = '%s'" % role) == "0":
+            break
+        time.sleep(0.1)
+    for attempt in range(3):
+        try:
+            execute("DROP ROLE IF EXISTS %s" % role)
+            return
+        except subprocess.CalledProcessError:
+            if attempt == 2:
+                raise
+            time.sleep(0.5)
 
 
 def meminfo(field):
