@@ -3,7 +3,9 @@
 -- (60: with the label of psql's expanded mode, 80 columns). It breaks at a
 -- space only, never inside a word or a number; a word longer than width
 -- stands alone on its line. Replacing each line break by a space gives t
--- back. For scripts/demo (test/demo checks it); lives for the session.
+-- back (a t with line breaks of its own keeps them; widths are counted in
+-- characters, not terminal columns). For scripts/demo (test/demo checks
+-- it); lives for the session.
 CREATE FUNCTION pg_temp.wrap(t text, width int DEFAULT 60) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
