@@ -1,17 +1,17 @@
 -- The extension's catalog rows that describe() in check.sh does not spell
--- out, one line each: what a function is (security definer, settings,
--- leakproof, cost, support), a type's I/O and storage, a view's options
--- (security_barrier, security_invoker), an operator's flags
--- and estimators, a cast's context and method, the operator classes'
--- members, the initial privileges (pg_init_privs) and which functions
--- PUBLIC may execute. An update must leave them exactly as a fresh install.
+-- out (it has each function's signature, volatility, strictness,
+-- parallelism, source and ACL), one line each: what else a function is
+-- (security definer, settings, leakproof, cost, support), a type's I/O and
+-- storage, a view's options (security_barrier, security_invoker), an
+-- operator's flags and estimators, a cast's context and method, the
+-- operator classes' members and the initial privileges (pg_init_privs). An
+-- update must leave them exactly as a fresh install.
 WITH m AS (
 	SELECT classid, objid FROM pg_catalog.pg_depend
 	WHERE refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND deptype = 'e'
 	  AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'pg_procmem'))
 SELECT 'proc ' || p.oid::pg_catalog.regprocedure::text || ' ' || row(l.lanname, p.procost, p.prorows,
-	p.prosupport, p.prokind, p.prosecdef, p.proleakproof, p.proisstrict, p.proretset, p.provolatile,
-	p.proparallel, p.prorettype::pg_catalog.regtype, p.prosrc, p.probin, p.proconfig, p.proacl)::text
+	p.prosupport, p.prokind, p.prosecdef, p.proleakproof, p.proretset, p.probin, p.proconfig)::text
 FROM m JOIN pg_catalog.pg_proc p ON m.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid = m.objid
 	JOIN pg_catalog.pg_language l ON l.oid = p.prolang
 UNION ALL
@@ -49,8 +49,4 @@ UNION ALL
 SELECT 'initprivs ' || pg_catalog.pg_describe_object(i.classoid, i.objoid, i.objsubid) || ' '
 	|| i.privtype::text || ' ' || i.initprivs::text
 FROM pg_catalog.pg_init_privs i JOIN m ON m.classid = i.classoid AND m.objid = i.objoid
-UNION ALL
-SELECT 'public may execute ' || p.oid::pg_catalog.regprocedure::text
-FROM m JOIN pg_catalog.pg_proc p ON m.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid = m.objid
-WHERE pg_catalog.has_function_privilege('public', p.oid, 'EXECUTE')
 ORDER BY 1;
