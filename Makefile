@@ -16,7 +16,7 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/reading.o src/kernel.o src/procfs.o src/pagemap.o \
 	src/pagetables.o src/sysmem.o src/connections.o src/history_format.o src/history_ring.o src/history_file.o \
 	src/history_sql.o src/crashes.o src/exit_message.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o \
-	src/memory_settings.o src/size.o
+	src/memory_settings.o src/size.o src/pressure.o src/reuse.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns size privileges bad_input methods system shapes hostile
@@ -73,9 +73,9 @@ $(OBJS): $(wildcard src/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_LIB = src/procfs.c src/keys.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
+UNIT_LIB = src/procfs.c src/keys.c src/pressure.c src/reuse.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
 	src/exit_message.c
-UNIT_HDRS = src/procfs.h src/keys.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
+UNIT_HDRS = src/procfs.h src/keys.h src/pressure.h src/reuse.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
 	src/history_format.h src/exit_message.h test/unit/tap.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history
 

@@ -96,8 +96,17 @@ typedef struct history_settings
 {
 	int64_t		value[HISTORY_SETTINGS];
 	uint8_t		source[HISTORY_SETTINGS];
-	uint8_t		pad[8 - HISTORY_SETTINGS];
+	/*
+	 * Not a setting: in a process entry, its HISTORY_PROC_* flags (a
+	 * process entry has no room elsewhere; files older builds wrote hold 0
+	 * here); 0 everywhere else.
+	 */
+	uint8_t		entry_flags;
+	uint8_t		pad[7 - HISTORY_SETTINGS];
 } history_settings;
+
+/* The figures are those of an earlier sample's read (reuse.h): nothing can have changed them */
+#define HISTORY_PROC_REUSED		0x01
 
 /* One process at one sample; times are PostgreSQL timestamps (us since 2000) */
 typedef struct history_process
@@ -145,6 +154,14 @@ typedef struct history_system
 	int64_t		sample;			/* 1, 2, ...: the order samples were taken in */
 	int64_t		postmaster_started; /* PgStartTime: which postmaster's run */
 	int64_t		sample_wall_us; /* the wall time it took */
+	/* new in 1.3.0, the same format version: 0 in files older builds wrote */
+	int32_t		pressure;		/* the pressure watch's level (pressure.h) */
+	int32_t		pressure_source;	/* ... and what raised it */
+	int64_t		pressure_used;	/* the tightest source's use the kernel cannot
+								 * reclaim, and its limit; 0: unknown */
+	int64_t		pressure_limit;
+	int32_t		reused;			/* process entries whose figures were reused */
+	int32_t		pad;
 } history_system;
 
 typedef struct history_entry

@@ -264,6 +264,7 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 		return -1;
 	out->state = 0;
 	out->ppid = PROCFS_MISSING;
+	out->threads = PROCFS_MISSING;
 	out->start_stack = out->start_brk = 0;
 	for (;;)
 	{
@@ -276,12 +277,14 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 			out->state = *p;
 			p++;
 		}
-		else if (field == 4 || field == 22)
+		else if (field == 4 || field == 20 || field == 22)
 		{
 			if (parse_u63(&p, end, &v) != 0)
 				return -1;
 			if (field == 4)
 				out->ppid = v;
+			else if (field == 20)
+				out->threads = v;
 			else
 				out->starttime = (uint64_t) v;
 		}
@@ -668,6 +671,37 @@ procfs_read_stat(pid_t pid, procfs_stat *st)
 	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
 
 	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
+		res = PROCFS_UNREADABLE;
+	return res;
+}
+
+int
+procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out)
+{
+	const char *p = buf;
+	const char *end = buf + len;
+	int64_t		v[3];
+
+	for (int i = 0; i < 3; i++)
+	{
+		while (p < end && *p == ' ')
+			p++;
+		if (parse_u63(&p, end, &v[i]) != 0)
+			return -1;
+	}
+	out->runtime_ns = (uint64_t) v[0];
+	out->timeslices = (uint64_t) v[2];
+	return 0;
+}
+
+procfs_result
+procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
+{
+	char		buf[128];
+	size_t		len;
+	procfs_result res = procfs_read_file(pid, "schedstat", buf, sizeof(buf), &len);
+
+	if (res == PROCFS_OK && procfs_parse_schedstat(buf, len, out) != 0)
 		res = PROCFS_UNREADABLE;
 	return res;
 }

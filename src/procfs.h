@@ -119,6 +119,7 @@ typedef struct procfs_stat
 {
 	char		state;			/* R, S, D, Z, X, ... */
 	int64_t		ppid;
+	int64_t		threads;		/* field 20 */
 	uint64_t	starttime;		/* clock ticks after boot */
 	/* where the stack and the heap begin: 0 when the kernel hides them */
 	uint64_t	start_stack;	/* field 28 */
@@ -131,6 +132,20 @@ extern int	procfs_parse_stat(const char *buf, size_t len, procfs_stat *out);
 /* Reads and parses /proc/<pid>/stat; PROCFS_UNREADABLE when it does not parse. */
 extern procfs_result procfs_read_stat(pid_t pid, procfs_stat *st);
 extern int	procfs_stat_dead(const procfs_stat *st);	/* zombie or dead */
+
+/*
+ * /proc/<pid>/schedstat: the main thread's time on a CPU (ns, exact: not
+ * the clock ticks of stat's utime and stime) and how many times it was
+ * put on one (0 where the kernel keeps no sched_info).
+ */
+typedef struct procfs_schedstat
+{
+	uint64_t	runtime_ns;
+	uint64_t	timeslices;
+} procfs_schedstat;
+
+extern int	procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out);
+extern procfs_result procfs_read_schedstat(pid_t pid, procfs_schedstat *out);
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
 
 /* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */

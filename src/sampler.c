@@ -15,6 +15,12 @@
  * The interval is kept on the monotonic clock: a step of the wall clock,
  * back or forth, neither stops nor hurries sampling, and samples are
  * numbered in the order they were taken whatever their times say.
+ *
+ * Between samples it ticks the pressure watch (pressure.h) every
+ * pg_procmem.pressure_watch_interval; while the watch's level is raised it
+ * samples every pg_procmem.pressure_sample_interval, and at the critical
+ * level four times as often. A process that cannot have changed since its
+ * last read (reuse.h) keeps that read's figures at a fraction of its cost.
  */
 #include "compat.h"
 
@@ -45,6 +51,8 @@
 #include "history_file.h"
 #include "history_ring.h"
 #include "members.h"
+#include "pressure.h"
+#include "reuse.h"
 #include "sampler.h"
 #include "sysmem.h"
 #include "walk.h"
@@ -53,6 +61,55 @@ PGDLLEXPORT void procmem_sampler_main(Datum arg);
 
 /* pg_procmem.sample_interval, ms; 0: no sampling */
 static int	sample_interval_ms = 10000;
+
+/* the pressure watch's settings (docs/history.md, "Sampling under pressure") */
+static int	watch_interval_ms = 100;
+static int	pressure_sample_interval_ms = 1000;
+static pressure_thresholds thresholds = {75, 90};
+
+/* pg_procmem.sample_reuse; pg_procmem.check_reuse, for the tests */
+static bool sample_reuse = true;
+static bool check_reuse = false;
+
+/*
+ * What a process's last fresh read found, to reuse while nothing can have
+ * changed it (reuse.h); the last sample's, sorted by pid.
+ */
+typedef struct cached
+{
+	int32		pid;			/* first: procmem_pid_cmp */
+	reuse_mark	mark;			/* taken just before the read */
+	int64		read_ms;		/* monotonic */
+	int64		overhead;
+	int64		private_anon;
+	int64		page_tables;
+	int64		rss;
+	int64		swap;
+	char		title[HISTORY_TYPE_LEN];	/* from its cmdline, when read */
+} cached;
+
+typedef struct reuse_state
+{
+	MemoryContext cxt;			/* lives as long as the sampler */
+	cached	   *last;			/* the last sample's reads */
+	int			nlast;
+	bool		valid;			/* last may serve the next sample */
+	procfs_schedstat pm;		/* the postmaster, at the last sample */
+	reuse_moved moved;			/* the machine's counters, likewise */
+} reuse_state;
+
+static reuse_state reuse;
+
+/* What pg_procmem.check_reuse compares, over one sample */
+typedef struct reuse_check
+{
+	int			checked;
+	int			over_8k;
+	int			over_64k;
+	int64		largest;
+	int32		largest_pid;
+	const char *largest_field;
+} reuse_check;
 
 /* Who a process is, from its backend status (pid first: procmem_pid_cmp) */
 typedef struct who
@@ -81,10 +138,20 @@ typedef struct sample_state
 	uint32		n;
 	uint32		cap;
 	TimestampTz at;
+	int64		at_ms;			/* monotonic */
+	/* reuse: whether the server's and the machine's conditions hold */
+	bool		may_reuse;
+	procmem_options walk_opt;	/* the walk's options, for a read again */
+	cached	   *reads;			/* this sample's, for the next: one per process entry */
+	procmem_membership *kinds;	/* ... and how each is a member */
+	reuse_check check;
 } sample_state;
+
+static int64 monotonic_ms(void);
 
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
+static pressure_watch watch;
 
 /* The SIGTERM that ends the loop came from the postmaster: it shuts down */
 static volatile sig_atomic_t stopped_by_postmaster = false;
@@ -178,6 +245,8 @@ new_entry(sample_state *st, history_kind kind, int32 pid)
 	{
 		st->cap *= 2;
 		st->e = repalloc_huge(st->e, sizeof(history_entry) * st->cap);
+		st->reads = repalloc_huge(st->reads, sizeof(cached) * st->cap);
+		st->kinds = repalloc_huge(st->kinds, sizeof(procmem_membership) * st->cap);
 	}
 	e = &st->e[st->n++];
 	memset(e, 0, sizeof(*e));
@@ -198,6 +267,111 @@ text_allowed(const procmem_context_total *t)
 	return t && t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
 }
 
+/* The figures of a process entry from a fresh read */
+static void
+put_reading(history_process *p, const procmem_reading *s)
+{
+	p->overhead = s->overhead;
+	p->private_anon = s->anon.exclusive;
+	p->page_tables = s->status.vm_pte;
+	p->rss = s->status.vm_rss;
+	p->swap = s->status.vm_swap;
+	p->oom_score = (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s->oom_score > PG_INT32_MAX ?
+		HISTORY_NO_SCORE : (int32) s->oom_score;
+}
+
+static void
+remember(cached *c, const history_process *p, const char *title)
+{
+	c->overhead = p->overhead;
+	c->private_anon = p->private_anon;
+	c->page_tables = p->page_tables;
+	c->rss = p->rss;
+	c->swap = p->swap;
+	strlcpy(c->title, title ? title : "", sizeof(c->title));
+}
+
+/* pg_procmem.check_reuse: how far the reused figures were from fresh ones */
+static void
+check_one(reuse_check *k, int32 pid, const cached *c, const history_process *p)
+{
+	const int64 was[] = {c->overhead, c->private_anon, c->page_tables, c->rss, c->swap};
+	const int64 is[] = {p->overhead, p->private_anon, p->page_tables, p->rss, p->swap};
+	static const char *const names[] = {"overhead", "private_anon", "page_tables", "rss", "swap"};
+	int64		worst = 0;
+	int			w = 0;
+
+	for (int i = 0; i < lengthof(was); i++)
+	{
+		int64		d = was[i] > is[i] ? was[i] - is[i] : is[i] - was[i];
+
+		if (d > worst)
+		{
+			worst = d;
+			w = i;
+		}
+	}
+	k->checked++;
+	k->over_8k += worst > 8192;
+	k->over_64k += worst > 65536;
+	if (worst > k->largest)
+	{
+		k->largest = worst;
+		k->largest_pid = pid;
+		k->largest_field = names[w];
+	}
+}
+
+/*
+ * The last sample's read of pid, where it is still the process's figures
+ * (reuse.h); its mark is left in *mark either way, for a fresh read to keep.
+ */
+static const cached *
+reusable(sample_state *st, pid_t pid, procmem_membership kind, const procfs_stat *id,
+		 reuse_mark *mark, bool *gone)
+{
+	cached		key = {.pid = pid};
+	const cached *c;
+	procfs_result res;
+
+	*gone = false;
+	mark->starttime = id->starttime;
+	memset(&mark->sched, 0, sizeof(mark->sched));
+	if (!sample_reuse)
+		return NULL;
+	/* taken before a fresh read: a run during it shows at the next sample */
+	res = procfs_read_schedstat(pid, &mark->sched);
+	if (res == PROCFS_GONE)
+		*gone = true;
+	/*
+	 * Never the postmaster: a child writing a page only it and the
+	 * postmaster still share leaves the postmaster's copy exclusive, and
+	 * children run all the time.
+	 */
+	if (res != PROCFS_OK || !st->may_reuse || kind == MEMBER_POSTMASTER)
+		return NULL;
+	c = bsearch(&key, reuse.last, reuse.nlast, sizeof(cached), procmem_pid_cmp);
+	if (c == NULL || !reuse_process_unchanged(&c->mark, c->read_ms, id, &mark->sched, st->at_ms))
+		return NULL;
+	return c;
+}
+
+/* The oom_score alone, for reused figures: another process can set its adj */
+static bool
+read_oom_score(pid_t pid, history_process *p)
+{
+	char		buf[32];
+	size_t		len;
+	int64		v;
+	procfs_result res = procfs_read_file(pid, "oom_score", buf, sizeof(buf), &len);
+
+	if (res == PROCFS_GONE)
+		return false;
+	p->oom_score = res == PROCFS_OK && procfs_parse_int(buf, len, &v) == 0 && v <= PG_INT32_MAX ?
+		(int32) v : HISTORY_NO_SCORE;
+	return true;
+}
+
 /* A procmem_visit_fn: one process's entry */
 static bool
 sample_process(void *dest, pid_t pid, procmem_membership kind,
@@ -211,25 +385,67 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	who			key = {.pid = pid};
 	who		   *w;
 	const procmem_context_total *t;
+	const cached *c = NULL;
+	reuse_mark	mark;
+	bool		gone = false;
+	char		title[HISTORY_TYPE_LEN] = "";
 
 	w = bsearch(&key, st->who, st->nwho, sizeof(who), procmem_pid_cmp);
 	/* no backend status (a child without a PGPROC, or one just started): its title */
 	o.want_cmdline = (w == NULL && kind != MEMBER_POSTMASTER && kind != MEMBER_HIDDEN);
-	if (!procmem_read_member(pid, kind, id, &o, &s))
-		return false;
-	t = procmem_contexts_find(st->contexts, st->ncontexts, pid);
+	st->walk_opt = *opt;
+	memset(&mark, 0, sizeof(mark));
+	if (kind != MEMBER_HIDDEN)
+	{
+		c = reusable(st, pid, kind, id, &mark, &gone);
+		if (gone)
+			return false;
+	}
 	e = new_entry(st, HISTORY_PROCESS, pid);
 	p = &e->u.proc;
-	p->overhead = s.overhead;
-	p->private_anon = s.anon.exclusive;
-	p->page_tables = s.status.vm_pte;
-	p->rss = s.status.vm_rss;
-	p->swap = s.status.vm_swap;
-	p->oom_score = (s.unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) || s.oom_score > PG_INT32_MAX ?
-		HISTORY_NO_SCORE : (int32) s.oom_score;
+	if (c && !check_reuse)
+	{
+		p->overhead = c->overhead;
+		p->private_anon = c->private_anon;
+		p->page_tables = c->page_tables;
+		p->rss = c->rss;
+		p->swap = c->swap;
+		strlcpy(title, c->title, sizeof(title));
+		if (!read_oom_score(pid, p))
+		{
+			st->n--;
+			return false;
+		}
+		st->reads[st->n - 1] = *c;	/* the same read, its mark and its age */
+	}
+	else
+	{
+		if (!procmem_read_member(pid, kind, id, &o, &s))
+		{
+			st->n--;
+			return false;
+		}
+		put_reading(p, &s);
+		if (o.want_cmdline)
+			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
+		if (c)
+			check_one(&st->check, pid, c, p);
+		st->reads[st->n - 1].pid = pid;
+		st->reads[st->n - 1].mark = mark;
+		st->reads[st->n - 1].read_ms = st->at_ms;
+		remember(&st->reads[st->n - 1], p, title);
+	}
+	st->kinds[st->n - 1] = kind;
+
+	t = procmem_contexts_find(st->contexts, st->ncontexts, pid);
 	p->context_bytes = t ? t->bytes : -1;
 	if (t)
 		p->settings = t->settings;
+	/* after the settings, which it shares room with */
+	if (c && !check_reuse)
+		p->settings.entry_flags = HISTORY_PROC_REUSED;
+	else
+		p->settings.entry_flags = 0;
 
 	if (w)
 	{
@@ -248,18 +464,13 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	else if (pid == PostmasterPid)
 		copy_text(p->backend_type, sizeof(p->backend_type), "postmaster");
 	else if (o.want_cmdline)
-	{
-		char		title[128];
-
-		procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		copy_text(p->backend_type, sizeof(p->backend_type), title);
-	}
 	return true;
 }
 
 /* The system entry: the machine and the server's cgroup */
 static void
-sample_system(history_system *sys)
+sample_system(history_system *sys, const pressure_state *pressure)
 {
 	sysmem_meminfo mi;
 	sysmem_cgmem cg;
@@ -281,6 +492,10 @@ sample_system(history_system *sys)
 	sys->cgroup_limit = cg.limit;
 	sys->cgroup_oom_kills = cg.oom_kill;
 	sys->connections = procmem_connections();
+	sys->pressure = pressure ? pressure->level : PRESSURE_NONE;
+	sys->pressure_source = pressure ? pressure->source : PRESSURE_FROM_NONE;
+	sys->pressure_used = pressure && pressure->used >= 0 ? pressure->used : -1;
+	sys->pressure_limit = pressure && pressure->limit > 0 ? pressure->limit : -1;
 }
 
 static int
@@ -318,8 +533,112 @@ fit_ring(sample_state *st)
 	st->e[0].u.sys.kept = (int32) (st->n - 1);
 }
 
+
+/*
+ * Whether the server's and the machine's conditions for reuse hold since
+ * the last sample: the postmaster did not run, nothing moved pages. What
+ * it read is what the next sample compares with.
+ */
+static bool
+begin_reuse(void)
+{
+	procfs_schedstat pm;
+	reuse_moved moved;
+	bool		read = procfs_read_schedstat(PostmasterPid, &pm) == PROCFS_OK &&
+		reuse_read_moved(&moved) == PROCFS_OK;
+	bool		ok = read && sample_reuse && reuse.valid &&
+		pm.runtime_ns == reuse.pm.runtime_ns && pm.timeslices == reuse.pm.timeslices &&
+		reuse_moved_equal(&moved, &reuse.moved);
+
+	reuse.valid = false;		/* until this sample is kept for the next */
+	if (read)
+	{
+		reuse.pm = pm;
+		reuse.moved = moved;
+	}
+	return ok && read;
+}
+
+/* The same processes as the last sample, none started or exited (pid and start time) */
+static bool
+same_members(const sample_state *st)
+{
+	if (st->n - 1 != (uint32) reuse.nlast)
+		return false;
+	for (uint32 i = 1; i < st->n; i++)
+		if (st->reads[i].pid != reuse.last[i - 1].pid ||
+			st->reads[i].mark.starttime != reuse.last[i - 1].mark.starttime)
+			return false;
+	return true;
+}
+
+/*
+ * A process started or exited while the last sample's figures were being
+ * reused (the postmaster had not run yet): read those processes again; one
+ * that has gone since is left out.
+ */
 static void
-take_sample(MemoryContext cxt)
+read_reused_again(sample_state *st)
+{
+	uint32		kept = 1;
+
+	for (uint32 i = 1; i < st->n; i++)
+	{
+		history_entry *e = &st->e[i];
+		history_process *p = &e->u.proc;
+
+		if (p->settings.entry_flags & HISTORY_PROC_REUSED)
+		{
+			procmem_options o = st->walk_opt;
+			procfs_stat id;
+			procmem_reading s;
+
+			o.want_cmdline = false;	/* the title: it did not run */
+			if (procfs_read_stat(e->pid, &id) != PROCFS_OK ||
+				id.starttime != st->reads[i].mark.starttime ||
+				procfs_read_schedstat(e->pid, &st->reads[i].mark.sched) != PROCFS_OK ||
+				!procmem_read_member(e->pid, st->kinds[i], &id, &o, &s))
+				continue;
+			put_reading(p, &s);
+			p->settings.entry_flags = 0;
+			st->reads[i].read_ms = st->at_ms;
+			remember(&st->reads[i], p, st->reads[i].title);
+		}
+		st->e[kept] = *e;
+		st->reads[kept] = st->reads[i];
+		st->kinds[kept] = st->kinds[i];
+		kept++;
+	}
+	st->n = kept;
+}
+
+/* Keeps this sample's reads for the next; counts the reused entries */
+static int32
+end_reuse(sample_state *st, bool conditions_held)
+{
+	int32		reused = 0;
+
+	if (conditions_held && !same_members(st))
+		read_reused_again(st);
+	for (uint32 i = 1; i < st->n; i++)
+		reused += (st->e[i].u.proc.settings.entry_flags & HISTORY_PROC_REUSED) != 0;
+	if (check_reuse && st->check.checked > 0 && (!conditions_held || same_members(st)))
+		ereport(LOG,
+				(errmsg("pg_procmem reuse check: %d reusable, %d more than 8 kB off, %d more than 64 kB off, largest %lld bytes (pid %d, %s)",
+						st->check.checked, st->check.over_8k, st->check.over_64k,
+						(long long) st->check.largest, st->check.largest_pid,
+						st->check.largest_field ? st->check.largest_field : "-")));
+	if (reuse.last)
+		pfree(reuse.last);
+	reuse.nlast = (int) st->n - 1;
+	reuse.last = MemoryContextAlloc(reuse.cxt, sizeof(cached) * Max(reuse.nlast, 1));
+	memcpy(reuse.last, st->reads + 1, sizeof(cached) * reuse.nlast);
+	reuse.valid = true;
+	return reused;
+}
+
+static void
+take_sample(MemoryContext cxt, const pressure_state *pressure)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	sample_state st;
@@ -332,17 +651,24 @@ take_sample(MemoryContext cxt)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
 	memset(&st, 0, sizeof(st));
 	st.at = GetCurrentTimestamp();
+	st.at_ms = monotonic_ms();
 	st.cap = 256;
 	st.e = palloc(sizeof(history_entry) * st.cap);
+	st.reads = palloc0(sizeof(cached) * st.cap);
+	st.kinds = palloc0(sizeof(procmem_membership) * st.cap);
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
+	st.may_reuse = begin_reuse();
 	/* where /proc hides the server, the system figures only: said once */
 	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))
+	{
 		procmem_walk(sample_process, &st, &opt);
+		st.e[0].u.sys.reused = end_reuse(&st, st.may_reuse);
+	}
 	else
 		hidden_said = true;
-	sample_system(&st.e[0].u.sys);
+	sample_system(&st.e[0].u.sys, pressure);
 	st.e[0].u.sys.processes = (int32) (st.n - 1);
 	fit_ring(&st);
 	INSTR_TIME_SET_CURRENT(end);
@@ -383,6 +709,26 @@ monotonic_ms(void)
 }
 
 /*
+ * When the next sample is due: on the interval's grid, or sooner under
+ * pressure (every pg_procmem.pressure_sample_interval, four times as often
+ * at the critical level), counted from the last sample.
+ */
+static int64
+sample_due(int64 now, int64 next, int64 last, const pressure_state *pressure)
+{
+	int64		due = next == 0 ? now : next;
+
+	if (pressure && pressure->level != PRESSURE_NONE && last != 0)
+	{
+		int64		every = pressure->level == PRESSURE_CRITICAL ?
+			Max(pressure_sample_interval_ms / 4, 1) : pressure_sample_interval_ms;
+
+		due = Min(due, last + every);
+	}
+	return due;
+}
+
+/*
  * SIGTERM, as SignalHandlerForShutdownRequest, noting who sent it: the
  * postmaster when the server shuts down, a backend for
  * pg_terminate_backend() (after which the sampler starts again, and the
@@ -404,7 +750,9 @@ void
 procmem_sampler_main(Datum arg)
 {
 	MemoryContext cxt;
-	int64		next = 0;		/* monotonic ms */
+	int64		next = 0;		/* the interval's grid, monotonic ms */
+	int64		last = 0;		/* when the last sample was taken */
+	int64		next_watch = 0;
 	struct sigaction term;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -421,7 +769,9 @@ procmem_sampler_main(Datum arg)
 	pgstat_report_appname("pg_procmem sampler");
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "pg_procmem sample", ALLOCSET_DEFAULT_SIZES);
+	reuse.cxt = AllocSetContextCreate(TopMemoryContext, "pg_procmem reused figures", ALLOCSET_DEFAULT_SIZES);
 	cgroup_known = sysmem_find_cgroup(&cgroup) == 0;
+	pressure_watch_init(&watch);
 	start_history();
 
 	while (!ShutdownRequestPending)
@@ -434,20 +784,38 @@ procmem_sampler_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 			next = 0;			/* a new interval counts from now */
+			reuse.valid = false;	/* the figures may be read another way now */
 		}
 		if (sample_interval_ms > 0)
 		{
 			int64		now = monotonic_ms();
+			const pressure_state *pressure = NULL;
+			int64		due;
 
-			if (now >= next)
+			if (watch_interval_ms > 0 && now >= next_watch)
 			{
-				take_sample(cxt);
-				/* on the interval's grid: a slow sample does not shift the next */
-				next = (next == 0 ? now : next) + sample_interval_ms;
-				if (next <= monotonic_ms())
-					next = monotonic_ms() + sample_interval_ms;
+				pressure = pressure_watch_tick(&watch, now, &thresholds);
+				next_watch = now + watch_interval_ms;
 			}
-			timeout = (long) Max(next - monotonic_ms(), 1);
+			else if (watch_interval_ms > 0)
+				pressure = &watch.state;
+			due = sample_due(now, next, last, pressure);
+			if (now >= due)
+			{
+				take_sample(cxt, pressure);
+				last = now;
+				/* on the interval's grid: a slow sample does not shift the next */
+				if (now >= next)
+				{
+					next = (next == 0 ? now : next) + sample_interval_ms;
+					if (next <= monotonic_ms())
+						next = monotonic_ms() + sample_interval_ms;
+				}
+				due = sample_due(now, next, last, pressure);
+			}
+			if (watch_interval_ms > 0)
+				due = Min(due, next_watch);
+			timeout = (long) Max(due - monotonic_ms(), 1);
 			events |= WL_TIMEOUT;
 		}
 		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);
@@ -481,6 +849,36 @@ procmem_sampler_init(void)
 							"0 turns sampling off.",
 							&sample_interval_ms, 10000, 0, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.pressure_watch_interval",
+							"Time between two looks at how close memory is to its limit.",
+							"Under pressure the sampler samples every pg_procmem.pressure_sample_interval. 0 turns the watch off.",
+							&watch_interval_ms, 100, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.pressure_sample_interval",
+							"Time between two samples while memory runs short.",
+							"At the critical level, a quarter of it.",
+							&pressure_sample_interval_ms, 1000, 4, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.pressure_threshold",
+							"Percentage of its limit the memory that cannot be reclaimed may use before sampling speeds up.",
+							"Also when at its growth it would reach the limit within 10 seconds.",
+							&thresholds.high_pct, 75, 1, 100,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.pressure_critical",
+							"Percentage of its limit at which sampling speeds up four times more.",
+							"Also when at its growth it would reach the limit within 2 seconds.",
+							&thresholds.critical_pct, 90, 1, 100,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_procmem.sample_reuse",
+							 "Reuses a process's figures from the last sample when nothing can have changed them.",
+							 NULL,
+							 &sample_reuse, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_procmem.check_reuse",
+							 "Reads every reusable process afresh too, and logs how far the two differ (for the tests).",
+							 NULL,
+							 &check_reuse, false,
+							 PGC_SIGHUP, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	memset(&w, 0, sizeof(w));

@@ -1,0 +1,72 @@
+/*
+ * reuse.h
+ *		When a process's figures from the last sample are still its figures
+ *		(no PostgreSQL headers). docs/overhead.md, "Reused figures", argues
+ *		each condition.
+ *
+ * A process's figures change when it runs, and otherwise only when the
+ * kernel or another process moves its pages: reclaim (and swap), THP
+ * splits and collapses, migration and compaction, KSM, dropped caches; or
+ * when a process it shares pages with (the postmaster, a sibling forked
+ * before it) writes or frees them, or exits, which can leave it the last
+ * owner of a page (overhead counts exclusive pages). The sampler reuses a
+ * process's figures only when none of that can have happened since they
+ * were read:
+ *
+ *	- the process: the same (pid, start time), one thread, asleep ('S'),
+ *	  with the same time on a CPU to the nanosecond and the same number of
+ *	  times put on one (/proc/PID/schedstat), read at most
+ *	  REUSE_MAX_AGE_MS ago;
+ *	- the server: the postmaster did not run, and no process of the server
+ *	  started or exited, since the last sample;
+ *	- the machine: none of the counters reuse_moved_counter() names moved.
+ */
+#ifndef PROCMEM_REUSE_H
+#define PROCMEM_REUSE_H
+
+#include <stdint.h>
+
+#include "procfs.h"
+
+/* figures are read afresh at least this often, whatever the conditions say */
+#define REUSE_MAX_AGE_MS	60000
+
+/*
+ * Whether a /proc/vmstat counter counts pages moved, freed or remapped
+ * under processes that need not run for it (reclaim, swap-out, THP splits
+ * and collapses, migration, demotion, dropped caches).
+ */
+extern int	reuse_moved_counter(const char *key, size_t len);
+
+/* The sum of those counters in a /proc/vmstat text (they only grow) */
+extern uint64_t reuse_sum_moved(const char *buf, size_t len);
+
+/* The machine's: two equal readings, nothing moved in between */
+typedef struct reuse_moved
+{
+	uint64_t	vmstat;			/* reuse_sum_moved() of /proc/vmstat */
+	int64_t		ksm_shared;		/* KSM's pages_shared, pages_sharing: */
+	int64_t		ksm_sharing;	/* merges and unmerges; -1 without KSM */
+} reuse_moved;
+
+extern procfs_result reuse_read_moved(reuse_moved *m);
+extern int	reuse_moved_equal(const reuse_moved *a, const reuse_moved *b);
+
+/* What a process's reuse compares, from its last fresh read and from now */
+typedef struct reuse_mark
+{
+	uint64_t	starttime;
+	procfs_schedstat sched;
+} reuse_mark;
+
+/*
+ * Whether a process whose last fresh read left then, read at then_ms, still
+ * has those figures: it has the identity id (stat, just read) and the
+ * schedstat sched now, at now_ms. The server's and the machine's conditions
+ * are the caller's.
+ */
+extern int	reuse_process_unchanged(const reuse_mark *then, int64_t then_ms,
+									const procfs_stat *id, const procfs_schedstat *sched,
+									int64_t now_ms);
+
+#endif							/* PROCMEM_REUSE_H */
