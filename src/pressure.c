@@ -115,19 +115,6 @@ pressure_watch_init(pressure_watch *w)
 	w->newest = -1;
 }
 
-static int64_t
-read_number_file(const char *dir, const char *name)
-{
-	char		path[1280];
-	char		buf[64];
-	size_t		len;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
-		return PROCFS_MISSING;
-	return sysmem_parse_limit(buf, len);
-}
-
 /* One level's use the kernel cannot reclaim, and its limit (negative: none) */
 static void
 read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *limit)
@@ -140,10 +127,10 @@ read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *lim
 	pressure_cgroup_stat st;
 
 	*used = PROCFS_MISSING;
-	*limit = read_number_file(dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+	*limit = sysmem_read_limit(dir, v2 ? "memory.max" : "memory.limit_in_bytes");
 	if (*limit <= 0)
 		return;
-	usage = read_number_file(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+	usage = sysmem_read_limit(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
 	snprintf(path, sizeof(path), "%s/memory.stat", dir);
 	if (usage < 0 || procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
 		return;

@@ -4,6 +4,7 @@
  *		(reuse.h).
  */
 #include "reuse.h"
+#include "sysmem.h"
 
 #include <string.h>
 
@@ -65,19 +66,6 @@ reuse_sum_moved(const char *buf, size_t len)
 	return sum;
 }
 
-static int64_t
-read_ksm(const char *path)
-{
-	char		buf[64];
-	size_t		len;
-	int64_t		v;
-
-	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK ||
-		procfs_parse_int(buf, len, &v) != 0)
-		return -1;
-	return v;
-}
-
 procfs_result
 reuse_read_moved(reuse_moved *m)
 {
@@ -88,8 +76,8 @@ reuse_read_moved(reuse_moved *m)
 	if (res != PROCFS_OK)
 		return res;
 	m->vmstat = reuse_sum_moved(buf, len);
-	m->ksm_shared = read_ksm("/sys/kernel/mm/ksm/pages_shared");
-	m->ksm_sharing = read_ksm("/sys/kernel/mm/ksm/pages_sharing");
+	m->ksm_shared = sysmem_read_int("/sys/kernel/mm/ksm/pages_shared");
+	m->ksm_sharing = sysmem_read_int("/sys/kernel/mm/ksm/pages_sharing");
 	return PROCFS_OK;
 }
 

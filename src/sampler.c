@@ -857,7 +857,7 @@ procmem_sampler_init(void)
 	DefineCustomIntVariable("pg_procmem.pressure_sample_interval",
 							"Time between two samples while memory runs short.",
 							"At the critical level, a quarter of it.",
-							&pressure_sample_interval_ms, 1000, 4, 3600 * 1000,
+							&pressure_sample_interval_ms, 1000, 100, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_procmem.pressure_threshold",
 							"Percentage of its limit the memory that cannot be reclaimed may use before sampling speeds up.",

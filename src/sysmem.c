@@ -277,8 +277,8 @@ sysmem_parse_limit(const char *buf, size_t len)
 	return no_limit_as_missing(v);
 }
 
-static int64_t
-read_limit(const char *dir, const char *name)
+int64_t
+sysmem_read_limit(const char *dir, const char *name)
 {
 	char		path[1280];
 	char		buf[64];
@@ -310,7 +310,7 @@ static void
 read_files(const char *dir, const procfs_keys *files, void *target)
 {
 	for (size_t i = 0; i < files->n; i++)
-		*(int64_t *) ((char *) target + files->fields[i].offset) = read_limit(dir, files->fields[i].key);
+		*(int64_t *) ((char *) target + files->fields[i].offset) = sysmem_read_limit(dir, files->fields[i].key);
 }
 
 /* v1 keeps the hierarchical limit in memory.stat; parsed on its own */
@@ -344,12 +344,12 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 	snprintf(dir, sizeof(dir), "%s", cg->dir);
 	for (;;)
 	{
-		int64_t		l = read_limit(dir, limit_file);
+		int64_t		l = sysmem_read_limit(dir, limit_file);
 		char	   *slash;
 
 		if (l >= 0)
 		{
-			int64_t		u = read_limit(dir, usage_file);
+			int64_t		u = sysmem_read_limit(dir, usage_file);
 			sysmem_cgmem level;
 
 			sysmem_cgmem_init(&level);

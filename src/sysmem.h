@@ -94,6 +94,9 @@ extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
 /* A cgroup limit as written in its file: a number, or "max"/near INT64_MAX (none). */
 extern int64_t sysmem_parse_limit(const char *buf, size_t len);
 
+/* A one-number file of a cgroup directory (memory.max, memory.current ...): as sysmem_parse_limit() */
+extern int64_t sysmem_read_limit(const char *dir, const char *name);
+
 /* An integer sysctl or sysfs file (vm.overcommit_memory ...), or negative. */
 extern int64_t sysmem_read_int(const char *path);
 
