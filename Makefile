@@ -37,7 +37,7 @@ SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom he
 # (what it drops), then the parts whose objects are new or changed since
 # (none yet: RELEASING.md, step 7).
 UPGRADE_FROM = 1.2.0
-UPGRADE_PARTS =
+UPGRADE_PARTS = history advice_facts advice_checks advice comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then

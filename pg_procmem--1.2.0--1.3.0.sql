@@ -2,3 +2,1658 @@
 
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION pg_procmem UPDATE TO '1.3.0'" to load this file. \quit
+
+-- Assembled by "make scripts" from views/ (edit those): this head, then the
+-- files whose objects are new or changed since 1.2.0, as a fresh install
+-- creates them.
+--
+-- Views and functions of earlier versions are replaced: dropped by name,
+-- what uses another first, and created again (never DROP ... CASCADE: a
+-- view of your own over one of them makes this update fail instead of
+-- silently dropping it; drop it, update, and create it again).
+--
+-- new columns: the history's pressure and reused figures
+-- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
+-- advice reads the history, so it is created again too
+DROP VIEW @extschema@.pg_procmem_advice;
+DROP FUNCTION @extschema@.pg_procmem_advice_huge_pages(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_oom(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_memory_settings(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_connections(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_pressure(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_crashes(@extschema@.pg_procmem_advice_facts);
+DROP FUNCTION @extschema@.pg_procmem_advice_restarts(@extschema@.pg_procmem_advice_facts);
+DROP VIEW @extschema@.pg_procmem_advice_facts;
+DROP VIEW @extschema@.pg_procmem_connection_rate;
+DROP VIEW @extschema@.pg_procmem_query_memory;
+DROP VIEW @extschema@.pg_procmem_crash_holders;
+DROP VIEW @extschema@.pg_procmem_crashes;
+DROP VIEW @extschema@.pg_procmem_history_system;
+DROP VIEW @extschema@.pg_procmem_history;
+DROP FUNCTION @extschema@.pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint,
+												 text, text, text);
+DROP FUNCTION @extschema@.pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint);
+DROP FUNCTION @extschema@.pg_procmem_holder_text(text, text, text, integer, bigint, boolean);
+DROP FUNCTION @extschema@.pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text);
+DROP FUNCTION @extschema@.pg_procmem_set_where(text);
+DROP FUNCTION @extschema@.pg_procmem_oom_kills_baseline();
+DROP FUNCTION @extschema@.pg_procmem_crash_groups(boolean);
+DROP FUNCTION @extschema@.pg_procmem_crash_log(boolean);
+DROP FUNCTION @extschema@.pg_procmem_history_system_samples(boolean);
+DROP FUNCTION @extschema@.pg_procmem_history_processes(boolean);
+
+-- The memory history (needs pg_procmem in shared_preload_libraries): what
+-- the sampler saw at every sample, oldest first, kept in shared memory and
+-- across restarts in a file in the data directory. sample numbers the
+-- samples in the order they were taken (sampled_at is the wall clock's,
+-- which can step back). All the reads of one transaction stop at the same
+-- sample. missing_ok: no rows, instead of an ERROR, when the library was
+-- not preloaded.
+CREATE FUNCTION pg_procmem_history_processes(
+	IN missing_ok boolean DEFAULT false,
+	OUT sample bigint,
+	OUT sampled_at timestamptz,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT datname text,
+	OUT usename text,
+	OUT application_name text,
+	OUT state text,
+	OUT query_id bigint,
+	OUT query text,
+	OUT leader_pid integer,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT overhead bigint,
+	OUT private_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT swap bigint,
+	OUT context_bytes bigint,
+	OUT oom_score integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text,
+	OUT reused boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_history_processes(boolean) IS
+'the memory history: every process at every sample (what pg_procmem_history shows)';
+
+CREATE FUNCTION pg_procmem_history_system_samples(
+	IN missing_ok boolean DEFAULT false,
+	OUT sample bigint,
+	OUT sampled_at timestamptz,
+	OUT run_started timestamptz,
+	OUT processes integer,
+	OUT mem_total bigint,
+	OUT mem_available bigint,
+	OUT swap_used bigint,
+	OUT page_tables bigint,
+	OUT hugepages_total bigint,
+	OUT hugepages_free bigint,
+	OUT cgroup_usage bigint,
+	OUT cgroup_limit bigint,
+	OUT cgroup_oom_kills bigint,
+	OUT connections bigint,
+	OUT sample_ms double precision,
+	OUT sample_wall_ms double precision,
+	OUT pressure text,
+	OUT pressure_source text,
+	OUT pressure_used bigint,
+	OUT pressure_limit bigint,
+	OUT reused integer)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_history_system_samples(boolean) IS
+'the memory history: the machine and the cgroup at every sample (what pg_procmem_history_system shows)';
+
+CREATE FUNCTION pg_procmem_crash_log(
+	IN missing_ok boolean DEFAULT false,
+	OUT number integer,
+	OUT crashed_at timestamptz,
+	OUT how_known text,
+	OUT killed_pid integer,
+	OUT guessed_pid integer,
+	OUT signal integer,
+	OUT exit_code integer,
+	OUT logged text,
+	OUT restarted_at timestamptz,
+	OUT cgroup_oom_kills bigint,
+	OUT cgroup_usage_at_sample bigint,
+	OUT cgroup_limit bigint,
+	OUT last_sample_at timestamptz,
+	OUT seconds_since_sample double precision,
+	OUT last_seen_at timestamptz,
+	OUT query_id bigint,
+	OUT overhead bigint,
+	OUT context_bytes bigint,
+	OUT page_tables bigint,
+	OUT oom_score integer,
+	OUT backend_type text,
+	OUT usename text,
+	OUT datname text,
+	OUT application_name text,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT query text,
+	OUT query_from text,
+	OUT query_cut boolean,
+	OUT query_folded boolean,
+	OUT top_pids integer[],
+	OUT top_backend_types text[],
+	OUT top_overheads bigint[],
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_log(boolean) IS
+'the memory history: every crash restart it saw (what pg_procmem_crashes shows)';
+
+CREATE FUNCTION pg_procmem_crash_groups(
+	IN missing_ok boolean DEFAULT false,
+	OUT number integer,
+	OUT rank integer,
+	OUT usename text,
+	OUT application_name text,
+	OUT backend_type text,
+	OUT processes integer,
+	OUT overhead bigint,
+	OUT largest bigint,
+	OUT largest_pid integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_crash_groups(boolean) IS
+'the memory history: who held the memory at each crash row''s last sample (what pg_procmem_crash_holders shows)';
+
+-- The server's memory cgroup's OOM kill counter when the sampler first ran
+-- in this shared memory (the server's start, or its last crash restart,
+-- whose crash row counts the kills before it), and when: the kills since
+-- are pg_procmem_system_info().cgroup_oom_kills less it. NULLs when unknown.
+CREATE FUNCTION pg_procmem_oom_kills_baseline(
+	OUT cgroup_oom_kills bigint,
+	OUT since timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_procmem_oom_kills_baseline'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_oom_kills_baseline() IS
+'the server''s memory cgroup''s OOM kill counter when the server started or last restarted after a crash';
+
+-- Where a backend's setting was set, in words: 'in its session' for
+-- pg_settings' 'session', 'for its role' for 'user', and so on; NULL for
+-- what the server itself sets (its default, its files, its command line),
+-- which is no backend's own.
+CREATE FUNCTION pg_procmem_set_where(source text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE source WHEN 'session' THEN 'in its session'
+				   WHEN 'user' THEN 'for its role'
+				   WHEN 'database' THEN 'for its database'
+				   WHEN 'database user' THEN 'for its role in its database'
+				   WHEN 'client' THEN 'by its client at connection'
+				   WHEN 'global' THEN 'for all roles'
+				   WHEN 'default' THEN NULL
+				   WHEN 'configuration file' THEN NULL
+				   WHEN 'command line' THEN NULL
+				   WHEN 'environment variable' THEN NULL
+				   WHEN 'override' THEN NULL
+				   ELSE 'as ' OPERATOR(pg_catalog.||) source END;
+
+-- The memory settings a backend ran with that its session, role or
+-- database gave it (not the server's own), each as "work_mem = 8GB
+-- (session)"; an empty array when none.
+CREATE FUNCTION pg_procmem_settings_said(
+	work_mem bigint, work_mem_source text, hash_mem_multiplier double precision,
+	hash_mem_multiplier_source text, temp_buffers bigint, temp_buffers_source text,
+	maintenance_work_mem bigint, maintenance_work_mem_source text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY(SELECT pg_catalog.format('%s = %s (%s)', s.name,
+					   -- as SET writes it; numeric: a file's figures may be any bigint
+					   CASE WHEN s.name OPERATOR(pg_catalog.=) 'hash_mem_multiplier' THEN hash_mem_multiplier::text
+							WHEN s.value OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1073741824) OPERATOR(pg_catalog.||) 'GB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1048576) OPERATOR(pg_catalog.||) 'MB'
+							WHEN s.value OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0
+							THEN pg_catalog.div(s.value, 1024) OPERATOR(pg_catalog.||) 'kB'
+							ELSE s.value OPERATOR(pg_catalog.||) 'B' END,
+					   s.source)
+			 FROM (VALUES (1, 'work_mem', work_mem::numeric, work_mem_source),
+						  (2, 'hash_mem_multiplier', hash_mem_multiplier::numeric, hash_mem_multiplier_source),
+						  (3, 'temp_buffers', temp_buffers::numeric, temp_buffers_source),
+						  (4, 'maintenance_work_mem', maintenance_work_mem::numeric, maintenance_work_mem_source))
+				  AS s(i, name, value, source)
+			 WHERE s.value IS NOT NULL AND @extschema@.pg_procmem_set_where(s.source) IS NOT NULL
+			 ORDER BY s.i);
+
+COMMENT ON FUNCTION pg_procmem_set_where(text) IS
+'internal: where a backend''s setting was set, in words';
+
+COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) IS
+'internal: the memory settings a backend''s session, role or database gave it, in words';
+
+-- How the crash rows name a group of processes (pg_procmem_crash_holders):
+-- "alice/etl: 11 sessions held 898 MB", "checkpointer: 1 process held 1 MB";
+-- terse, "11 alice/etl had 898 MB".
+CREATE FUNCTION pg_procmem_holder_text(backend_type text, usename text, application_name text,
+									   processes integer, overhead bigint, terse boolean DEFAULT false)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.=) 'client backend'
+				THEN COALESCE(NULLIF(pg_catalog.concat_ws('/', usename, application_name), ''), '?')
+				ELSE backend_type END,
+		   processes,
+		   CASE WHEN backend_type OPERATOR(pg_catalog.<>) 'client backend'
+				THEN CASE processes WHEN 1 THEN ' process' ELSE ' processes' END
+				WHEN processes OPERATOR(pg_catalog.=) 1 THEN ' session'
+				ELSE ' sessions' END,
+		   pg_catalog.pg_size_pretty(overhead));
+
+-- Whether a crash's victim held a small part of the memory, so that the
+-- largest group at the last sample (its processes, the largest one's pid,
+-- their overhead) is the one to name. The OOM killer takes the process with
+-- the largest RSS: an auxiliary process is taken for the shared memory it
+-- touched, and the memory was elsewhere; a client backend held the most of
+-- any one process, and is the culprit unless it is one of a group of
+-- sessions like it (same_group) that together held the memory: the others
+-- held at least what it held at the last sample (overhead: NULL when no
+-- sample saw its query running), or, when none saw it, half the room the
+-- cgroup had left then (room: NULL when unknown, and the victim is named).
+CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
+										  group_processes integer, group_largest_pid integer,
+										  group_overhead bigint, room bigint)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN group_processes IS NOT NULL
+	   AND NOT (group_processes OPERATOR(pg_catalog.=) 1 AND group_largest_pid OPERATOR(pg_catalog.=) pid)
+	   AND COALESCE(backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					OR (same_group AND group_processes OPERATOR(pg_catalog.>) 1
+						-- halves, not doubles: figures from a file may be near the top of bigint
+						AND CASE WHEN overhead IS NOT NULL
+								 THEN (group_overhead OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.>=) overhead
+								 ELSE group_overhead OPERATOR(pg_catalog.>=) (room OPERATOR(pg_catalog./) 2) END),
+					false);
+
+-- What the crash rows' words go by: whether the victim is of the largest
+-- group's user, application and type; its overhead when a sample saw its
+-- query running (an idle session sampled small may have started the query
+-- that grew since); the room the cgroup had at the last sample.
+CREATE FUNCTION pg_procmem_crash_facts(backend_type text, usename text, application_name text, overhead bigint,
+									   last_seen_at timestamptz, query_start timestamptz, cgroup_limit bigint,
+									   cgroup_usage_at_sample bigint, group_backend_type text, group_usename text,
+									   group_application_name text,
+									   OUT same_group boolean, OUT running_overhead bigint, OUT room bigint)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT (usename, application_name, backend_type) IS NOT DISTINCT FROM
+			   (group_usename, group_application_name, group_backend_type),
+		   CASE WHEN query_start IS NULL OR query_start OPERATOR(pg_catalog.<=) last_seen_at THEN overhead END,
+		   NULLIF(GREATEST(cgroup_limit OPERATOR(pg_catalog.-) cgroup_usage_at_sample, 0), 0);
+END;
+
+COMMENT ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text,
+										   text, text) IS
+'internal: what the crash rows'' words go by: the victim''s group, its overhead while running, the cgroup''s room';
+
+COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
+'internal: a group of processes of a crash row, in words';
+COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) IS
+'internal: whether a crash''s victim held a small part of the memory';
+
+-- One row per process per sample: who it was, what it ran, what it cost.
+CREATE VIEW pg_procmem_history AS
+SELECT * FROM @extschema@.pg_procmem_history_processes(false);
+
+COMMENT ON VIEW pg_procmem_history IS
+'every server process at every sample of the memory history: who, which query, what it cost';
+
+-- One row per sample: the machine and the server's cgroup.
+CREATE VIEW pg_procmem_history_system AS
+SELECT * FROM @extschema@.pg_procmem_history_system_samples(false);
+
+COMMENT ON VIEW pg_procmem_history_system IS
+'the machine and the server''s memory cgroup at every sample of the memory history';
+
+-- One row per crash restart the history saw (and per run that ended
+-- without a clean stop): who was killed, how that is known, who it was and
+-- what it ran, and what the last sample before it showed. killed_pid is set
+-- only when the postmaster logged it; guessed_pid (the highest oom_score at
+-- the last sample) is a guess and says so. crashed_at is when the
+-- postmaster logged the exit (restarted_at when it logged none). usename ..
+-- query and the memory settings are what the process said of itself,
+-- copied by the postmaster at its exit, else its last sample; query_from
+-- says which. query_id .. oom_score describe it at its last sample
+-- (last_seen_at). number counts the rows since the history file was
+-- created (for a counter: the highest is how many there were). summary is
+-- the row in one terminal line (at most 56 columns); report, in lines of
+-- at most 56: who, what it ran and with which settings, what it held, and,
+-- when it held a small part of the memory, who held the rest
+-- (pg_procmem_crash_holders).
+CREATE VIEW pg_procmem_crashes AS
+SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
+FROM @extschema@.pg_procmem_crash_log(false) AS c
+	 LEFT JOIN LATERAL (SELECT h.*,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead) AS line,
+							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+									h.processes, h.overhead, true) AS terse
+						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+						WHERE h.number OPERATOR(pg_catalog.=) c.number
+						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
+	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+					 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+						  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+						  ELSE c.backend_type END AS who,
+					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
+					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
+						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
+					 g.same_group
+			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
+						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
+						 h.backend_type, h.usename, h.application_name) AS g) AS v,
+	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
+						  -- one of a group of sessions like it: the group, then which
+						  WHEN v.elsewhere AND v.same_group
+						  THEN pg_catalog.format('%s; pid %s killed', h.terse, v.pid)
+						  WHEN v.elsewhere
+						  THEN pg_catalog.format('killed %s %s; %s', COALESCE(v.who, 'pid ' OPERATOR(pg_catalog.||) v.pid),
+												 v.held, h.terse)
+						  ELSE pg_catalog.concat_ws(', ',
+								   CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
+									   OPERATOR(pg_catalog.||) v.pid,
+								   v.who, v.held)
+							   OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END AS line) AS t,
+	 LATERAL (SELECT pg_catalog.string_agg(@extschema@.pg_procmem_clip(l.line, 56), E'\n' ORDER BY l.i) AS report
+			  FROM (VALUES
+				(1, CASE WHEN v.pid IS NULL THEN c.how_known
+						 ELSE pg_catalog.format('%s: pid %s, %s%s',
+								  CASE WHEN c.killed_pid IS NULL THEN 'guess' ELSE 'killed' END, v.pid,
+								  COALESCE(c.backend_type, 'unknown type'),
+								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
+										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
+				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+							 'app ' OPERATOR(pg_catalog.||) c.application_name,
+							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
+				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
+							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(5, CASE WHEN v.pid IS NULL THEN NULL
+						 WHEN c.overhead IS NOT NULL
+						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.last_seen_at)::numeric, 1))
+						 ELSE 'no sample saw it' OPERATOR(pg_catalog.||)
+							  COALESCE(pg_catalog.format(' (query started %s s before)',
+								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
+																		c.query_start)::numeric, 1)), '') END),
+				-- about what one no sample saw grew by: the room it grew into
+				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
+						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
+						   THEN pg_catalog.format('the cgroup had %s of room at the last sample',
+								pg_catalog.pg_size_pretty(c.cgroup_limit OPERATOR(pg_catalog.-) c.cgroup_usage_at_sample)) END),
+				-- the largest group at the last sample, when it held the memory:
+				-- sessions like it, or others when it held little
+				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
+						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
+				-- what to change, where it was set (pg_procmem_advice says more)
+				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
+						   WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
+						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
+								OPERATOR(pg_catalog.||) ')'
+						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
+						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
+								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
+				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
+				UNION ALL
+				-- what it ran with, a line each; and the largest holder's
+				SELECT 6 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source,
+						 c.hash_mem_multiplier, c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				UNION ALL
+				SELECT 8 OPERATOR(pg_catalog.+) (k::float8 OPERATOR(pg_catalog./) 10),
+					   CASE k WHEN 1 THEN 'its largest ran with ' ELSE 'and ' END OPERATOR(pg_catalog.||) x
+				FROM pg_catalog.unnest(@extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source,
+						 h.hash_mem_multiplier, h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
+						 h.maintenance_work_mem, h.maintenance_work_mem_source)) WITH ORDINALITY AS s(x, k)
+				WHERE v.elsewhere)
+				   AS l(i, line)
+			  WHERE l.line IS NOT NULL) AS r;
+
+COMMENT ON VIEW pg_procmem_crashes IS
+'crash restarts seen by the memory history: the killed process, who it was, what it ran, and who held the memory';
+
+-- Who held the memory at each crash row's last sample: the processes
+-- grouped by user, application and backend type, the 3 largest groups by
+-- total overhead (rank 1 first), with the largest one's memory settings.
+CREATE VIEW pg_procmem_crash_holders AS
+SELECT * FROM @extschema@.pg_procmem_crash_groups(false);
+
+COMMENT ON VIEW pg_procmem_crash_holders IS
+'who held the memory before each crash restart: the largest groups of processes by user, application and type';
+
+-- Memory by query, by sampling: what the backends running each query_id
+-- held while they ran it (active samples only), largest first. first_seen
+-- and last_seen are the times of its first and last samples, and query the
+-- text of the last (by sample number, not by a clock that may have stepped).
+-- Its memory is work_mem's, whatever the history holds: the rows are read
+-- once into a CTE (a tuplestore), and the first and last of each query_id
+-- found by sorts (DISTINCT ON), which spill past work_mem, not by arrays.
+CREATE VIEW pg_procmem_query_memory AS
+WITH h AS MATERIALIZED (
+	SELECT h.query_id, h.sample, h.sampled_at, h.pid, h.overhead, h.context_bytes, h.query
+	FROM @extschema@.pg_procmem_history AS h
+	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
+a AS (
+	SELECT h.query_id,
+		   pg_catalog.count(*) AS samples,
+		   pg_catalog.count(DISTINCT h.pid) AS backends,
+		   pg_catalog.max(h.overhead) AS max_overhead,
+		   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
+		   pg_catalog.max(h.context_bytes) AS max_context_bytes,
+		   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes
+	FROM h
+	GROUP BY h.query_id),
+f AS (
+	SELECT DISTINCT ON (h.query_id) h.query_id, h.sampled_at
+	FROM h
+	ORDER BY h.query_id, h.sample),
+l AS (
+	SELECT DISTINCT ON (h.query_id) h.query_id, h.sampled_at, h.query
+	FROM h
+	ORDER BY h.query_id, h.sample DESC)
+SELECT a.query_id, a.samples, a.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
+	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
+FROM a
+	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
+	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
+ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
+
+COMMENT ON VIEW pg_procmem_query_memory IS
+'memory by query_id, from the history''s samples of the backends running it';
+
+REVOKE ALL ON FUNCTION pg_procmem_history_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_history_system_samples(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_oom_kills_baseline() FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
+REVOKE ALL ON pg_procmem_history FROM PUBLIC;
+REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
+REVOKE ALL ON pg_procmem_crashes FROM PUBLIC;
+REVOKE ALL ON pg_procmem_query_memory FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_history_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills_baseline(),
+	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean), pg_procmem_set_where(text),
+	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
+	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
+	pg_procmem_query_memory TO pg_read_all_stats;
+
+-- New client connections per second over the last five minutes of this run,
+-- once the history covers a minute of it (a start's own burst is no rate);
+-- no row otherwise. The history counts client connections since shared
+-- memory was initialized (pg_stat_database's sessions survive restarts and
+-- resets). An internal view of pg_procmem_advice.
+CREATE VIEW pg_procmem_connection_rate AS
+SELECT pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections) AS connections,
+	   pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)) AS seconds,
+	   (pg_catalog.max(y.connections) OPERATOR(pg_catalog.-) pg_catalog.min(y.connections))::float8
+		   OPERATOR(pg_catalog./) GREATEST(pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at)
+		   OPERATOR(pg_catalog.-) pg_catalog.min(y.sampled_at)), 0.001) AS rate
+FROM (SELECT x.*, pg_catalog.max(x.run_started) OVER () AS latest
+	  FROM @extschema@.pg_procmem_history_system_samples(true) AS x) AS y
+WHERE y.run_started OPERATOR(pg_catalog.=) y.latest
+  AND y.sampled_at OPERATOR(pg_catalog.>=) (pg_catalog.now() OPERATOR(pg_catalog.-) '5 minutes'::interval)
+HAVING pg_catalog.date_part('epoch', pg_catalog.max(y.sampled_at) OPERATOR(pg_catalog.-)
+		   pg_catalog.min(y.sampled_at)) OPERATOR(pg_catalog.>=) 60;
+
+COMMENT ON VIEW pg_procmem_connection_rate IS
+'internal: new client connections per second over the last five minutes, from the memory history';
+
+-- Everything pg_procmem_advice weighs, measured once, in one row: each check
+-- (advice_checks.sql) is a function of this row alone. Reads status and
+-- oom_score, never smaps_rollup.
+CREATE VIEW pg_procmem_advice_facts AS
+WITH p AS (
+	-- own_type is set only for the postmaster and children without a PGPROC
+	SELECT pr.pid, COALESCE(a.backend_type, pr.backend_type) AS backend_type, pr.backend_type AS own_type,
+		   a.state, a.state_change, pr.overhead, pr.swap, pr.oom_score, pr.oom_score_adj, pr.jit
+	FROM @extschema@.pg_procmem_processes(false) AS pr
+		 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) pr.pid
+), c AS (
+	SELECT pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend') AS clients,
+		   pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND p.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+		   pg_catalog.count(*) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND p.state OPERATOR(pg_catalog.=) 'idle'
+									   AND p.state_change OPERATOR(pg_catalog.<)
+										   (pg_catalog.now() OPERATOR(pg_catalog.-) '10 min'::interval)) AS idle_10min,
+		   pg_catalog.sum(p.overhead) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend'
+											  AND p.state OPERATOR(pg_catalog.=) 'idle')::bigint AS idle_overhead,
+		   pg_catalog.max(p.oom_score) FILTER (WHERE p.backend_type OPERATOR(pg_catalog.=) 'client backend')
+			   AS client_max_oom_score,
+		   pg_catalog.count(*) FILTER (WHERE p.swap OPERATOR(pg_catalog.>) 0) AS swapping,
+		   pg_catalog.sum(p.swap)::bigint AS swap,
+		   pg_catalog.sum(p.overhead)::bigint AS overhead,
+		   pg_catalog.sum(p.jit)::bigint AS jit_bytes,
+		   pg_catalog.count(*) FILTER (WHERE p.jit OPERATOR(pg_catalog.>) 0) AS jit_processes
+	FROM p
+)
+SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limit, s.overcommit_memory,
+	   s.transparent_hugepage, s.anon_hugepages, s.cgroup_path, s.cgroup_usage, s.cgroup_file, s.cgroup_shmem,
+	   s.cgroup_oom_events, s.cgroup_oom_kills,
+	   k.cpus, k.cpu_cache_bytes, k.cpu_cache_level, k.dirty_ratio, k.dirty_background_ratio, k.dirty_bytes,
+	   k.dirty_background_bytes, k.overcommit_ratio, k.transparent_hugepage_defrag,
+	   k.cgroup_tightest_limit, k.cgroup_tightest_room,
+	   h.huge_pages, h.in_use AS huge_pages_in_use, h.page_tables, h.page_tables_with_huge_pages,
+	   h.shared_memory_size, h.hugepages_total, h.hugepages_free, h.recommendation AS huge_pages_recommendation,
+	   g.max_connections, g.work_mem, g.hash_mem_multiplier, g.maintenance_work_mem, g.autovacuum_work_mem,
+	   g.autovacuum_max_workers, g.temp_buffers,
+	   -- the cgroup's OOM kills since the server started or last restarted
+	   -- after a crash (NULL without the memory history)
+	   GREATEST(s.cgroup_oom_kills OPERATOR(pg_catalog.-) ok.cgroup_oom_kills, 0) AS oom_kills_lately,
+	   ok.since AS oom_kills_since,
+	   -- memory left: the smaller of MemAvailable and the cgroup's room; short
+	   -- under 10% of RAM, or of a cgroup level's limit
+	   LEAST(s.mem_available, s.cgroup_room) AS available,
+	   ((s.mem_available OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) s.mem_total)
+		   OR (k.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+			   AND (k.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) k.cgroup_tightest_limit)
+		   AS memory_short,
+	   -- the kernel's dirty-page thresholds, in bytes (ratios are of
+	   -- dirtyable memory, which MemAvailable approximates)
+	   CASE WHEN k.dirty_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_bytes
+			ELSE (k.dirty_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+		   AS dirty_limit,
+	   CASE WHEN k.dirty_background_bytes OPERATOR(pg_catalog.>) 0 THEN k.dirty_background_bytes
+			ELSE (k.dirty_background_ratio OPERATOR(pg_catalog.*) s.mem_available) OPERATOR(pg_catalog./) 100 END
+		   AS dirty_background_limit,
+	   c.clients, c.idle, c.idle_10min, c.idle_overhead, c.client_max_oom_score, c.swapping, c.swap,
+	   c.overhead, c.jit_bytes, c.jit_processes,
+	   pg_catalog.current_setting('jit') AS jit, pg_catalog.current_setting('jit_above_cost') AS jit_above_cost,
+	   pm.pid AS postmaster_pid, pm.oom_score AS postmaster_oom_score, pm.oom_score_adj AS postmaster_oom_score_adj,
+	   x.pid AS top_pid, x.backend_type AS top_backend_type, x.own_type AS top_own_type, x.oom_score AS top_oom_score,
+	   -- children without a PGPROC (the logger) are restarted alone: not these
+	   y.pid AS aux_pid, y.backend_type AS aux_backend_type, y.oom_score AS aux_oom_score,
+	   z.pid AS swap_pid, z.backend_type AS swap_backend_type, z.swap AS swap_bytes,
+	   cr.connections AS new_connections, cr.seconds AS connection_seconds, cr.rate AS connection_rate,
+	   (SELECT pg_catalog.sum(d.sessions)::bigint FROM pg_catalog.pg_stat_database AS d) AS sessions
+FROM @extschema@.pg_procmem_system_info() AS s,
+	 @extschema@.pg_procmem_machine_info() AS k,
+	 @extschema@.pg_procmem_hugepages AS h,
+	 @extschema@.pg_procmem_memory_settings AS g,
+	 @extschema@.pg_procmem_oom_kills_baseline() AS ok,
+	 c
+	 LEFT JOIN LATERAL (SELECT * FROM p WHERE p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						ORDER BY p.pid LIMIT 1) AS pm ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS x ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p
+						WHERE p.own_type IS NULL
+						  AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+						ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS y ON true
+	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS z ON true
+	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true;
+
+COMMENT ON VIEW pg_procmem_advice_facts IS
+'internal: everything pg_procmem_advice weighs, measured once, in one row';
+
+REVOKE ALL ON pg_procmem_connection_rate FROM PUBLIC;
+REVOKE ALL ON pg_procmem_advice_facts FROM PUBLIC;
+GRANT SELECT ON pg_procmem_connection_rate, pg_procmem_advice_facts TO pg_read_all_stats;
+
+-- The checks of pg_procmem_advice, a function a family: each reads the one
+-- row of pg_procmem_advice_facts it is given and returns a row a finding
+-- (check_name, severity, summary, evidence, recommendation). summary is
+-- the finding in at most 64 characters, worst-case figures included, so
+-- that "SELECT severity, summary" fits an 80-column terminal. Thresholds
+-- and the figures behind them are in docs/views.md. SQL-standard bodies: parsed once,
+-- here, so the caller's search_path cannot change what they call.
+-- (OPERATOR() syntax has no precedence: every mix is parenthesized.)
+
+-- Huge pages: the page tables they would save, transparent huge pages.
+CREATE FUNCTION pg_procmem_advice_huge_pages(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'huge_pages',
+		   CASE WHEN f.page_tables OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 10)
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('page tables %s; about %s with huge pages', pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages)),
+		   pg_catalog.format('huge_pages = %s, and shared memory is not on huge pages; the page tables of the '
+							 'server''s processes take %s (%s%% of RAM), about %s with huge pages; '
+							 'shared_memory_size %s; vm.nr_hugepages %s, %s free',
+							 f.huge_pages, pg_catalog.pg_size_pretty(f.page_tables),
+							 pg_catalog.round((f.page_tables OPERATOR(pg_catalog.*) 100.0) OPERATOR(pg_catalog./) f.mem_total, 1),
+							 pg_catalog.pg_size_pretty(f.page_tables_with_huge_pages),
+							 COALESCE(pg_catalog.pg_size_pretty(f.shared_memory_size), 'unknown'),
+							 f.hugepages_total, f.hugepages_free),
+		   f.huge_pages_recommendation OPERATOR(pg_catalog.||)
+			   ' (page tables grow with shared memory touched x processes: one server reached 25 GB of them; with huge pages it had 61 MB)'
+	WHERE NOT f.huge_pages_in_use
+	  AND ((f.page_tables OPERATOR(pg_catalog.-) f.page_tables_with_huge_pages)
+			   OPERATOR(pg_catalog.>=) (f.mem_total OPERATOR(pg_catalog./) 100)
+		   OR COALESCE(f.shared_memory_size, 0) OPERATOR(pg_catalog.>=) 8589934592
+		   OR (f.huge_pages OPERATOR(pg_catalog.=) 'try' AND f.hugepages_total OPERATOR(pg_catalog.>) 0))
+
+	UNION ALL
+	SELECT 'transparent_hugepage', 'warning',
+		   pg_catalog.format('transparent huge pages always; %s on them', pg_catalog.pg_size_pretty(f.anon_hugepages)),
+		   pg_catalog.format('transparent huge pages: enabled = always, defrag = %s; %s of anonymous memory on them now',
+							 f.transparent_hugepage_defrag, pg_catalog.pg_size_pretty(f.anon_hugepages)),
+		   'set /sys/kernel/mm/transparent_hugepage/enabled to madvise or never (and transparent_hugepage=madvise '
+		   'on the kernel command line): with always, backends'' private memory is gathered into 2 MB pages, '
+		   'which costs latency (compaction) and memory; PostgreSQL uses huge pages for shared memory through huge_pages'
+	WHERE f.transparent_hugepage OPERATOR(pg_catalog.=) 'always';
+END;
+
+-- The OOM killer: is the postmaster protected, does it take an auxiliary
+-- process before any client backend.
+CREATE FUNCTION pg_procmem_advice_oom(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'oom_postmaster',
+		   -- unprotected is a risk; it is critical when memory is short and
+		   -- the killer would take the postmaster or an auxiliary process
+		   -- first (on an idle server the postmaster's score is simply the
+		   -- highest: that alone pages nobody)
+		   CASE WHEN f.memory_short
+					 AND (f.top_backend_type OPERATOR(pg_catalog.=) 'postmaster'
+						  OR (f.top_own_type IS NULL
+							  AND f.top_backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])))
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('postmaster not protected from the OOM killer (adj %s)', f.postmaster_oom_score_adj),
+		   pg_catalog.format('the postmaster (pid %s) has oom_score_adj %s and oom_score %s; the highest oom_score '
+							 'among the server''s processes is %s (the %s, pid %s); memory left: %s%s',
+							 f.postmaster_pid, f.postmaster_oom_score_adj, f.postmaster_oom_score, f.top_oom_score,
+							 f.top_backend_type, f.top_pid,
+							 COALESCE(pg_catalog.pg_size_pretty(f.available), 'unknown'),
+							 CASE WHEN f.memory_short THEN ' (short)' ELSE '' END),
+		   'protect it: start it with oom_score_adj = -1000 (systemd: OOMScoreAdjust=-1000) and with '
+		   'PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in its environment, so that its '
+		   'children go back to 0; if the OOM killer takes the postmaster, the server stays down until something restarts it'
+	WHERE f.postmaster_oom_score_adj OPERATOR(pg_catalog.>) -1000
+
+	UNION ALL
+	SELECT 'oom_auxiliary_first', 'warning',
+		   pg_catalog.format('%s: above every client for the OOM killer',
+							 @extschema@.pg_procmem_clip(f.aux_backend_type, 24)),
+		   pg_catalog.format('the %s (pid %s) has oom_score %s, above every client backend (highest: %s): the OOM killer '
+							 'would take it before any client backend, and killing any child of the postmaster ends every session (crash restart)',
+							 f.aux_backend_type, f.aux_pid, f.aux_oom_score, f.client_max_oom_score),
+		   'oom_score follows resident memory, and without huge pages that includes the shared memory a process touched: '
+		   'the checkpointer and background writer touch most of shared_buffers. With huge_pages = on, shared memory '
+		   'leaves RSS and the score follows each process''s own memory; and keep clear of the OOM killer (see headroom)'
+	WHERE f.aux_oom_score OPERATOR(pg_catalog.>) f.client_max_oom_score;
+END;
+
+-- The kernel's overcommit and writeback, and memory settings set too high
+-- for the memory left or for the CPU's cache.
+CREATE FUNCTION pg_procmem_advice_memory_settings(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'overcommit',
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
+					 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 98) OPERATOR(pg_catalog./) 100)
+				THEN 'critical'
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 2
+						 AND f.committed_as OPERATOR(pg_catalog.>=) ((f.commit_limit OPERATOR(pg_catalog.*) 9) OPERATOR(pg_catalog./) 10))
+					 OR (f.overcommit_memory OPERATOR(pg_catalog.=) 0
+						 AND f.committed_as OPERATOR(pg_catalog.>) (f.mem_total OPERATOR(pg_catalog.+) f.swap_total))
+				THEN 'warning' ELSE 'info' END,
+		   CASE f.overcommit_memory
+				WHEN 2 THEN pg_catalog.format('strict overcommit: %s of %s committed', pg_catalog.pg_size_pretty(f.committed_as),
+											  pg_catalog.pg_size_pretty(f.commit_limit))
+				WHEN 1 THEN 'vm.overcommit_memory = 1: every allocation is granted'
+				ELSE pg_catalog.format('heuristic overcommit: %s committed, RAM + swap %s',
+									   pg_catalog.pg_size_pretty(f.committed_as),
+									   pg_catalog.pg_size_pretty(f.mem_total OPERATOR(pg_catalog.+) f.swap_total)) END,
+		   pg_catalog.format('vm.overcommit_memory = %s, vm.overcommit_ratio = %s; Committed_AS %s, CommitLimit %s, '
+							 'RAM %s, swap %s', f.overcommit_memory, f.overcommit_ratio,
+							 pg_catalog.pg_size_pretty(f.committed_as), pg_catalog.pg_size_pretty(f.commit_limit),
+							 pg_catalog.pg_size_pretty(f.mem_total), pg_catalog.pg_size_pretty(f.swap_total)),
+		   CASE WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 2
+				THEN 'strict overcommit: allocations past CommitLimit fail with "out of memory" errors instead of '
+					 'waking the OOM killer; raise vm.overcommit_ratio or add memory before Committed_AS reaches it'
+				WHEN f.overcommit_memory OPERATOR(pg_catalog.=) 1
+				THEN 'the kernel grants every allocation, so the OOM killer is the only limit: on a dedicated database '
+					 'server set vm.overcommit_memory = 2 (PostgreSQL''s documentation, "Linux Memory Overcommit"), with '
+					 'vm.overcommit_ratio so that CommitLimit covers RAM less what the kernel needs'
+				ELSE 'heuristic overcommit: only blatant over-allocations fail, and more is promised than can be kept '
+					 'once Committed_AS passes RAM + swap; on a dedicated database server PostgreSQL''s documentation '
+					 'advises vm.overcommit_memory = 2, so that a backend gets an error instead of the OOM killer ending every session'
+		   END
+
+	UNION ALL
+	SELECT 'work_mem_exposure', 'warning',
+		   pg_catalog.format('work_mem and temp_buffers could take %s; %s left',
+							 pg_catalog.pg_size_pretty((e.connections OPERATOR(pg_catalog.+) e.autovacuum)
+													   OPERATOR(pg_catalog.+) e.temp),
+							 pg_catalog.pg_size_pretty(f.available)),
+		   pg_catalog.format('max_connections %s x work_mem %s x hash_mem_multiplier %s = %s, plus autovacuum_max_workers %s x '
+							 '%s = %s, plus max_connections x temp_buffers %s = %s (local buffers a session keeps '
+							 'until it ends), against %s of memory left (the smaller of MemAvailable and the cgroup''s room)',
+							 f.max_connections, pg_catalog.pg_size_pretty(f.work_mem), f.hash_mem_multiplier,
+							 pg_catalog.pg_size_pretty(e.connections), f.autovacuum_max_workers,
+							 pg_catalog.pg_size_pretty(f.autovacuum_work_mem), pg_catalog.pg_size_pretty(e.autovacuum),
+							 pg_catalog.pg_size_pretty(f.temp_buffers), pg_catalog.pg_size_pretty(e.temp),
+							 pg_catalog.pg_size_pretty(f.available)),
+		   pg_catalog.format('work_mem is per sort or hash node and per backend: lower it globally (about %s fits) and '
+							 'raise it per role or per query (SET LOCAL) where a benchmark shows a gain; keep '
+							 'temp_buffers small where sessions use temporary tables; or lower '
+							 'max_connections and put a pooler in front',
+							 pg_catalog.pg_size_pretty(GREATEST(((f.available OPERATOR(pg_catalog.-) e.autovacuum) OPERATOR(pg_catalog.-) e.temp)
+										OPERATOR(pg_catalog./) (f.max_connections OPERATOR(pg_catalog.*) f.hash_mem_multiplier), 65536)::bigint))
+	FROM (SELECT ((f.max_connections OPERATOR(pg_catalog.*) f.work_mem) OPERATOR(pg_catalog.*) f.hash_mem_multiplier)::bigint
+					 AS connections,
+				 f.autovacuum_max_workers OPERATOR(pg_catalog.*) f.autovacuum_work_mem AS autovacuum,
+				 f.max_connections OPERATOR(pg_catalog.*) f.temp_buffers AS temp) AS e
+	WHERE ((e.connections OPERATOR(pg_catalog.+) e.autovacuum) OPERATOR(pg_catalog.+) e.temp) OPERATOR(pg_catalog.>) f.available
+
+	UNION ALL
+	SELECT w.setting OPERATOR(pg_catalog.||) '_above_cpu_cache', 'warning',
+		   pg_catalog.format('%s %s, %s times the CPU''s cache', w.setting, pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes)),
+		   pg_catalog.format('%s = %s is %s times the CPU''s last-level cache (L%s, %s)', w.setting,
+							 pg_catalog.pg_size_pretty(w.bytes),
+							 pg_catalog.round(w.bytes::numeric OPERATOR(pg_catalog./) f.cpu_cache_bytes, 1),
+							 f.cpu_cache_level, pg_catalog.pg_size_pretty(f.cpu_cache_bytes)),
+		   'bigger is not faster: hash tables and sort runs that outgrow the cache wait on main memory (a 16 GB '
+		   'maintenance_work_mem built a GIN index about 30% slower than 64 MB); use modest values (64 MB to 1 GB) '
+		   'and raise them per session (SET) for the jobs where a benchmark on this machine shows a gain'
+	FROM (VALUES ('work_mem', f.work_mem), ('maintenance_work_mem', f.maintenance_work_mem)) AS w(setting, bytes)
+	WHERE f.cpu_cache_bytes OPERATOR(pg_catalog.>) 0
+	  AND w.bytes OPERATOR(pg_catalog.>=) (16 OPERATOR(pg_catalog.*) f.cpu_cache_bytes)
+	  AND w.bytes OPERATOR(pg_catalog.>=) 1073741824
+
+	UNION ALL
+	SELECT 'dirty_writeback',
+		   CASE WHEN f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_limit THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('maintenance_work_mem %s; writeback starts at %s', pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit)),
+		   pg_catalog.format('maintenance_work_mem %s; the kernel starts writeback at %s of dirty pages and throttles '
+							 'writers at %s (vm.dirty_background_%s, vm.dirty_%s)',
+							 pg_catalog.pg_size_pretty(f.maintenance_work_mem),
+							 pg_catalog.pg_size_pretty(f.dirty_background_limit), pg_catalog.pg_size_pretty(f.dirty_limit),
+							 CASE WHEN f.dirty_background_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_background_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_background_ratio) OPERATOR(pg_catalog.||) '%' END,
+							 CASE WHEN f.dirty_bytes OPERATOR(pg_catalog.>) 0
+								  THEN 'bytes = ' OPERATOR(pg_catalog.||) f.dirty_bytes
+								  ELSE ('ratio = ' OPERATOR(pg_catalog.||) f.dirty_ratio) OPERATOR(pg_catalog.||) '%' END),
+		   'a maintenance job this large writes its temporary files in batches past the dirty thresholds, and then '
+		   'stalls while the kernel writes them back; keep maintenance_work_mem modest (64 MB to 1 GB), or set '
+		   'vm.dirty_background_bytes (e.g. 256 MB) so that writeback starts early and runs smoothly'
+	WHERE f.maintenance_work_mem OPERATOR(pg_catalog.>) f.dirty_background_limit;
+END;
+
+-- Connections: how many may come, how many sit idle, how fast they come.
+CREATE FUNCTION pg_procmem_advice_connections(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'max_connections',
+		   CASE WHEN f.clients OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus) THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs', f.max_connections,
+							 pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1), f.cpus),
+		   pg_catalog.format('max_connections %s is %s times the %s CPUs this server may use; %s now',
+							 f.max_connections, pg_catalog.round(f.max_connections::numeric OPERATOR(pg_catalog./) f.cpus, 1),
+							 f.cpus, CASE f.clients WHEN 1 THEN '1 client backend'
+										ELSE f.clients OPERATOR(pg_catalog.||) ' client backends' END),
+		   'more connections than about 10 times the cores rarely add throughput, and each one costs memory; '
+		   'cap them and put a pooler (PgBouncer) in front: with one connection per transaction, a pooler '
+		   'served about 8 times more transactions than direct connections'
+	WHERE f.max_connections OPERATOR(pg_catalog.>) (10 OPERATOR(pg_catalog.*) f.cpus)
+
+	UNION ALL
+	SELECT 'idle_connections', 'warning',
+		   pg_catalog.format('%s idle connections hold %s', f.idle, pg_catalog.pg_size_pretty(f.idle_overhead)),
+		   pg_catalog.format('%s idle client backends (%s CPUs) hold %s, %s each on average; %s of them idle for over 10 minutes',
+							 f.idle, f.cpus, pg_catalog.pg_size_pretty(f.idle_overhead),
+							 pg_catalog.pg_size_pretty(f.idle_overhead OPERATOR(pg_catalog./) f.idle), f.idle_10min),
+		   'a transaction pooler (PgBouncer, pool_mode = transaction) serves them with a few server connections; '
+		   'idle_session_timeout closes the forgotten ones'
+	WHERE f.idle OPERATOR(pg_catalog.>=) GREATEST(10, 10 OPERATOR(pg_catalog.*) f.cpus)
+
+	UNION ALL
+	SELECT 'connection_rate',
+		   CASE WHEN f.connection_rate OPERATOR(pg_catalog.>=) 10 THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s new connections per second', pg_catalog.round(f.connection_rate::numeric, 1)),
+		   pg_catalog.format('%s new client connections per second over the last %s seconds (counted by '
+							 'the memory history: %s)', pg_catalog.round(f.connection_rate::numeric, 1),
+							 pg_catalog.round(f.connection_seconds::numeric), f.new_connections),
+		   'above about 10 per second, a pooler pays off: every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions'
+	WHERE f.connection_seconds OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'connection_rate', 'info',
+		   'new connections per second: unknown (no history yet)',
+		   -- without the history no window the sessions counter covers can be told
+		   pg_catalog.format('new sessions per second: unknown (the memory history has no minute of this run '
+							 'in its last 5 minutes: pg_procmem is not in shared_preload_libraries, the server '
+							 'just started, or pg_procmem.sample_interval is 0 or above 4 minutes); '
+							 'pg_stat_database counts %s sessions, which may include sessions of runs before '
+							 'this one (started %s)',
+							 f.sessions, pg_catalog.to_char(pg_catalog.pg_postmaster_start_time(), 'YYYY-MM-DD HH24:MI:SS TZ')),
+		   'measure it: SELECT sum(sessions) FROM pg_stat_database twice, the difference divided by the seconds '
+		   'between; above about 10 per second, a pooler pays off (every connection is a new process, and with one '
+		   'connection per transaction a pooler served about 8 times more transactions)'
+	WHERE f.sessions OPERATOR(pg_catalog.>=) 1000
+	  AND NOT COALESCE(f.connection_seconds OPERATOR(pg_catalog.>) 0, false);
+END;
+
+-- Memory running out: swap in use, a cgroup near its limit, OOM kills seen.
+CREATE FUNCTION pg_procmem_advice_pressure(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT 'swap', 'warning',
+		   pg_catalog.format('%s swapped out, by %s', pg_catalog.pg_size_pretty(f.swap),
+							 CASE f.swapping WHEN 1 THEN '1 process' ELSE f.swapping OPERATOR(pg_catalog.||) ' processes' END),
+		   pg_catalog.format('%s of the server''s processes %s %s swapped out; the largest: the %s (pid %s), %s',
+							 f.swapping, CASE f.swapping WHEN 1 THEN 'has' ELSE 'have' END,
+							 pg_catalog.pg_size_pretty(f.swap), f.swap_backend_type, f.swap_pid,
+							 pg_catalog.pg_size_pretty(f.swap_bytes)),
+		   'memory is short: a backend whose memory was swapped out stalls on page faults when it next runs; '
+		   'make room (see pg_procmem_headroom: work_mem, max_connections, shared_buffers) or add memory'
+	WHERE f.swap OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'cgroup_limit',
+		   CASE WHEN (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100)
+					 OPERATOR(pg_catalog.<) (f.cgroup_tightest_limit OPERATOR(pg_catalog.*) 3)
+				THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('memory cgroup: %s left of a %s limit', pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit)),
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
+							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
+							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit),
+							 pg_catalog.round((f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
+											  OPERATOR(pg_catalog./) f.cgroup_tightest_limit, 1),
+							 pg_catalog.pg_size_pretty(f.cgroup_usage),
+							 pg_catalog.pg_size_pretty(f.cgroup_file OPERATOR(pg_catalog.-) f.cgroup_shmem)),
+		   'at the limit the kernel OOM-kills inside the cgroup, and a killed backend means a crash restart: raise the '
+		   'container''s memory limit, or lower what the server can take (work_mem, max_connections, shared_buffers)'
+	WHERE f.cgroup_tightest_limit OPERATOR(pg_catalog.>) 0
+	  AND (f.cgroup_tightest_room OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.<) f.cgroup_tightest_limit
+
+	UNION ALL
+	-- counted since the server started or last restarted after a crash (a
+	-- crash row counts the kills before it): without the memory history,
+	-- only the cgroup's lifetime count, which may be old news
+	SELECT 'cgroup_oom_kills', CASE WHEN k.lately THEN 'critical' ELSE 'warning' END,
+		   pg_catalog.format('%s in the server''s memory cgroup %s',
+							 CASE k.kills WHEN 1 THEN '1 OOM kill' ELSE k.kills OPERATOR(pg_catalog.||) ' OOM kills' END,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||)
+									   pg_catalog.to_char(f.oom_kills_since, 'YYYY-MM-DD HH24:MI')
+								  ELSE 'since it was made' END),
+		   pg_catalog.format('the memory cgroup %s counted %s OOM kills %s; %s since it was made (%s times at its limit)',
+							 f.cgroup_path, k.kills,
+							 CASE WHEN k.lately THEN 'since ' OPERATOR(pg_catalog.||) f.oom_kills_since
+										OPERATOR(pg_catalog.||) ', when the server started or last restarted after a crash'
+								  ELSE 'in its life (without the memory history the server''s share is unknown)' END,
+							 f.cgroup_oom_kills, COALESCE(f.cgroup_oom_events::text, 'unknown')),
+		   'the kernel killed processes in the server''s cgroup for memory, and a killed backend ends every '
+		   'session; pg_procmem_crashes names what was killed and pg_procmem_crash_holders who held the memory '
+		   '(with pg_procmem in shared_preload_libraries); raise the limit or lower what the server can take '
+		   '(work_mem, temp_buffers, max_connections, shared_buffers)'
+	FROM (SELECT f.oom_kills_lately IS NOT NULL AS lately,
+				 COALESCE(f.oom_kills_lately, f.cgroup_oom_kills) AS kills) AS k
+	WHERE k.kills OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
+	SELECT 'jit_memory',
+		   CASE WHEN (f.jit_bytes OPERATOR(pg_catalog.*) 4) OPERATOR(pg_catalog.>=) f.overhead THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('JIT libraries hold %s, %s%% of all overhead', pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead)),
+		   pg_catalog.format('%s hold %s in the JIT libraries (LLVM''s data, relocated when a backend first '
+							 'JIT-compiles), %s%% of all processes'' overhead; jit = %s, jit_above_cost = %s',
+							 CASE f.jit_processes WHEN 1 THEN '1 process'
+								  ELSE f.jit_processes OPERATOR(pg_catalog.||) ' processes' END,
+							 pg_catalog.pg_size_pretty(f.jit_bytes),
+							 pg_catalog.round((100 OPERATOR(pg_catalog.*) f.jit_bytes)::numeric OPERATOR(pg_catalog./) f.overhead),
+							 f.jit, f.jit_above_cost),
+		   pg_catalog.format('a backend keeps the JIT libraries until it exits: jit = off (in postgresql.conf and for every role '
+							 'or database that sets it) would save at least %s now (see '
+							 'pg_procmem_breakdown.jit: LLVM''s own data; what compiling grew the heap by comes on top); '
+							 'or raise jit_above_cost (%s) so that only long analytic queries '
+							 'compile, and let a pooler recycle server connections (server_lifetime)',
+							 pg_catalog.pg_size_pretty(f.jit_bytes), f.jit_above_cost)
+	WHERE f.jit_bytes OPERATOR(pg_catalog.>=) 33554432
+	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
+END;
+
+-- Kills for memory of the last day, from the memory history (none without
+-- pg_procmem in shared_preload_libraries): a crash restart begun by a
+-- signal 9 with the cgroup's OOM kill counter rising (or unknown). What was
+-- killed, who it was, what it ran and with which settings (what its
+-- session, role or database gave it: said, work_mem first when it did; the
+-- largest group's: holder_said), who held the memory, what to change. The
+-- summary gives the time of day (the evidence has the date).
+CREATE FUNCTION pg_procmem_advice_crashes(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT 'crash_restart', 'critical',
+		   @extschema@.pg_procmem_clip(pg_catalog.format('crash at %s: %s', v.at,
+				CASE WHEN v.elsewhere THEN v.holders
+					 ELSE pg_catalog.concat_ws(' ', CASE WHEN c.killed_pid IS NULL THEN 'guess: pid ' ELSE 'pid ' END
+												   OPERATOR(pg_catalog.||) v.pid, v.who,
+											   pg_catalog.pg_size_pretty(c.overhead))
+						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
+		   pg_catalog.concat_ws('; ',
+				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
+										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name,
+						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
+				CASE WHEN c.overhead IS NOT NULL
+					 THEN pg_catalog.format('it held %s at its last sample', pg_catalog.pg_size_pretty(c.overhead))
+					 WHEN v.pid IS NOT NULL
+					 THEN 'no sample saw it (it grew within one sample interval' OPERATOR(pg_catalog.||)
+						  COALESCE(pg_catalog.format('; the cgroup had %s of room at the last sample',
+							  pg_catalog.pg_size_pretty(NULLIF(GREATEST(c.cgroup_limit OPERATOR(pg_catalog.-)
+																		 c.cgroup_usage_at_sample, 0), 0))), '')
+						  OPERATOR(pg_catalog.||) ')' END,
+				'it ran with ' OPERATOR(pg_catalog.||) COALESCE(v.settings, 'the server''s memory settings'),
+				CASE WHEN v.elsewhere
+					 THEN pg_catalog.format('at the last sample %s (the largest %s)%s', v.holders,
+											COALESCE(pg_catalog.pg_size_pretty(h.largest), 'unknown'),
+											COALESCE(', with ' OPERATOR(pg_catalog.||) v.holder_settings, '')) END,
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
+					 THEN pg_catalog.format('the cgroup counted %s OOM kills: others were killed too', c.cgroup_oom_kills) END),
+		   pg_catalog.concat_ws(' ',
+				CASE WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
+					 THEN pg_catalog.format('%s: each may keep %s of local buffers until it ends (set %s): '
+											'lower it, or end such sessions sooner (idle_session_timeout, a pooler).',
+											v.holders, (SELECT pg_catalog.split_part(x, ' (', 1)
+														FROM pg_catalog.unnest(v.holder_said) AS x
+														WHERE x LIKE 'temp_buffers =%'), @extschema@.pg_procmem_set_where(h.temp_buffers_source))
+					 WHEN v.elsewhere
+					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
+											'many run at once (a pooler).', v.holders) END,
+				CASE WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
+					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
+											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
+											pg_catalog.split_part(v.said[1], ' (', 1),
+											@extschema@.pg_procmem_set_where(c.work_mem_source) OPERATOR(pg_catalog.||)
+												CASE c.work_mem_source WHEN 'session' THEN ' (the application''s SET)'
+													 WHEN 'client' THEN ' (PGOPTIONS)' ELSE '' END,
+											CASE c.work_mem_source
+												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
+												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)
+												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
+																							 c.usename, c.datname)
+												 ELSE '' END)
+					 WHEN NOT v.elsewhere AND c.query IS NOT NULL
+					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
+				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
+					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
+											'oom_auxiliary_first check).', c.backend_type) END,
+				'Keep what the server can take within its memory limit (pg_procmem_headroom); '
+				'pg_procmem_crashes and pg_procmem_crash_holders have the details.')
+	FROM @extschema@.pg_procmem_crash_log(true) AS c
+		 LEFT JOIN @extschema@.pg_procmem_crash_groups(true) AS h
+			ON h.number OPERATOR(pg_catalog.=) c.number AND h.rank OPERATOR(pg_catalog.=) 1,
+		 LATERAL (SELECT @extschema@.pg_procmem_settings_said(c.work_mem, c.work_mem_source, c.hash_mem_multiplier,
+						 c.hash_mem_multiplier_source, c.temp_buffers, c.temp_buffers_source,
+						 c.maintenance_work_mem, c.maintenance_work_mem_source) AS said,
+						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
+						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
+						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
+		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name, c.overhead,
+			 c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
+			 h.application_name) AS g,
+		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
+						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
+							  THEN NULLIF(pg_catalog.concat_ws('/', c.usename, c.application_name), '')
+							  ELSE c.backend_type END AS who,
+						 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
+							 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
+							 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
+						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
+							 h.processes, h.overhead) AS holders,
+						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
+						 NULLIF(pg_catalog.array_to_string(s.holder_said, ', '), '') AS holder_settings,
+						 s.holder_said,
+						 pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS') AS at) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND c.how_known OPERATOR(pg_catalog.<>) 'unclean stop'
+	  AND COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+	  AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0;
+END;
+
+-- The other crash restarts of the last day (a crash, or a kill -9 the
+-- cgroup did not count as an OOM kill), and runs that ended without a clean
+-- stop: no memory advice for them.
+CREATE FUNCTION pg_procmem_advice_restarts(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'unclean_stop' ELSE 'crash_restart' END,
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' THEN 'warning' ELSE 'critical' END,
+		   @extschema@.pg_procmem_clip(CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN pg_catalog.format('unclean stop before the start at %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'))
+				ELSE pg_catalog.format('crash at %s: pid %s %s, %s', pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS'),
+									   COALESCE(c.killed_pid, c.guessed_pid), COALESCE(c.backend_type, '?'), v.how) END, 64),
+		   pg_catalog.concat_ws('; ',
+				CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+					 THEN pg_catalog.format('the server started at %s after a run that ended without a clean stop; '
+											'its last sample at %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS'),
+											COALESCE(pg_catalog.to_char(c.last_sample_at, 'YYYY-MM-DD HH24:MI:SS'), 'none'))
+					 ELSE pg_catalog.format('at %s the postmaster logged: %s', pg_catalog.to_char(c.crashed_at,
+											'YYYY-MM-DD HH24:MI:SS.MS'), c.logged) END,
+				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
+						   'application ' OPERATOR(pg_catalog.||) c.application_name), ''),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0 THEN 'the cgroup counted no OOM kill' END),
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
+					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
+				WHEN c.signal OPERATOR(pg_catalog.=) 9
+				THEN 'Killed by signal 9, but not by the OOM killer: an operator''s kill -9, or a supervisor (a '
+					 'liveness probe, a watchdog). A killed server process restarts every session: end one session '
+					 'with pg_terminate_backend() instead.'
+				ELSE pg_catalog.format('It ended with %s: a crash, not a kill for memory (a bug in PostgreSQL or in an '
+									   'extension); every session was restarted. Report it with its query and '
+									   'version (SELECT version()).', v.how) END
+	FROM @extschema@.pg_procmem_crash_log(true) AS c,
+		 LATERAL (SELECT CASE WHEN c.signal IS NOT NULL THEN 'signal ' OPERATOR(pg_catalog.||) c.signal
+							  WHEN c.exit_code IS NOT NULL THEN 'exit code ' OPERATOR(pg_catalog.||) c.exit_code
+							  ELSE 'no message' END AS how) AS v
+	WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+	  AND (c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+		   OR NOT (COALESCE(c.signal, 9) OPERATOR(pg_catalog.=) 9 AND c.exit_code IS NULL
+				   AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0));
+END;
+
+COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
+'internal: the crash_restart check of pg_procmem_advice for kills for memory (the memory history''s crash rows of the last day)';
+COMMENT ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) IS
+'internal: the crash_restart check for the other crashes, and the unclean_stop check, of pg_procmem_advice';
+
+COMMENT ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) IS
+'internal: the huge_pages and transparent_hugepage checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) IS
+'internal: the oom_postmaster and oom_auxiliary_first checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) IS
+'internal: the overcommit, work_mem, CPU cache and writeback checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) IS
+'internal: the max_connections, idle_connections and connection_rate checks of pg_procmem_advice';
+COMMENT ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) IS
+'internal: the swap, cgroup_limit, cgroup_oom_kills and jit_memory checks of pg_procmem_advice';
+
+REVOKE ALL ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_oom(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
+	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
+	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
+	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts)
+	TO pg_read_all_stats;
+
+-- Every memory finding as a row: a stable check name, how bad, a summary
+-- that fits a terminal line, the measured evidence and what to do. The facts are measured once (advice_facts.sql)
+-- and each family of checks (advice_checks.sql) reads them. Reads status and
+-- oom_score (never smaps_rollup), so it is cheap enough to poll every
+-- minute. Thresholds and the figures behind them are in docs/views.md.
+CREATE VIEW pg_procmem_advice AS
+SELECT c.check_name, c.severity, c.summary, c.evidence, c.recommendation
+FROM @extschema@.pg_procmem_advice_facts AS f,
+	 LATERAL (SELECT * FROM @extschema@.pg_procmem_advice_huge_pages(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_oom(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_memory_settings(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)) AS c
+-- rows of one check (a crash restart each) newest first: their evidence begins with the time
+ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
+
+COMMENT ON VIEW pg_procmem_advice IS
+'every memory finding as a row: check, severity, a one-line summary, the measured evidence, and what to do';
+
+REVOKE ALL ON pg_procmem_advice FROM PUBLIC;
+GRANT SELECT ON pg_procmem_advice TO pg_read_all_stats;
+
+-- What every column of every view means, for \d+: one line each, with its
+-- unit. docs/views.md lists the same columns (test/unit/consistency.sh
+-- compares the two). In the upgrade script too, so that the views an update
+-- does not create again (pg_procmem_contexts, pg_procmem_system) get theirs.
+
+-- pg_procmem_contexts
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.backend_type IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.context_bytes IS
+'bytes: all its memory contexts'' blocks, as last published (at a query''s end, a commit, an abort), not now';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.context_free_bytes IS 'bytes: free space within those blocks, as last published';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.context_used_bytes IS 'bytes: context_bytes less context_free_bytes';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.contexts IS 'how many memory contexts it had, as last published';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.context_peak_bytes IS 'bytes: the largest context_bytes it has published since it started';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.peak_at IS 'when it published context_peak_bytes';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.peak_largest_contexts IS 'the names of its three largest memory contexts at the peak';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.peak_largest_bytes IS 'bytes: the sizes of those three at the peak';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.largest_contexts IS 'the names of its three largest memory contexts, as last published';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.largest_idents IS
+'their identifiers (a statement''s or a cached plan''s text); NULL with pg_procmem.keep_statement_text off';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.largest_bytes IS 'bytes: the sizes of those three, as last published';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.published_at IS 'when it last published (the caller publishes as it reads)';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.age IS 'interval: how old the figures are, now less published_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.publications IS 'how many times it has published';
+COMMENT ON COLUMN @extschema@.pg_procmem_contexts.backend_start IS 'when the backend started';
+
+-- pg_procmem_backends
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.backend_type IS
+'as in pg_stat_activity; postmaster; for a child without a PGPROC a fixed name (logger, postmaster child ...)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.client_addr IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.overhead IS
+'bytes: what the process costs beyond shared memory, private_anon + page_tables + kernel, now';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.overhead_method IS 'how overhead was read: pagemap+kernel, pagemap or rss_anon';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.private_anon IS 'bytes: resident anonymous memory no other process maps';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.cow_shared_anon IS
+'bytes: resident anonymous memory other processes map too (still shared copy-on-write with the postmaster)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.page_tables IS 'bytes: its page tables (status VmPTE)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.kernel IS 'bytes: the kernel''s own memory for it (stacks, page-table top, slab); NULL unless read by pagemap';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.rss IS 'bytes: resident set, what ps shows (status VmRSS)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.rss_anon IS 'bytes: resident anonymous memory, copy-on-write pages included (status RssAnon)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.rss_file IS 'bytes: resident file mappings, the binary and libraries (status RssFile)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.rss_shmem IS 'bytes: resident shared memory it touched, not hugetlb (status RssShmem)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.swap IS 'bytes: its anonymous memory in swap (status VmSwap)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.hugetlb IS 'bytes: hugetlb pages it maps, not in rss (status HugetlbPages)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.peak_rss IS 'bytes: the highest rss since it started (status VmHWM)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.oom_score IS 'the OOM killer''s score now: the highest is killed first';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.oom_score_adj IS 'its adjustment, -1000 to 1000 (-1000: never killed)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_bytes IS
+'bytes: its memory contexts'' blocks: live for the caller, as last published for others (not during a query)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_free_bytes IS 'bytes: free space within them, live or as last published likewise';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.context_peak_bytes IS 'bytes: the largest context total it has published since it started';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.unreadable IS 'the /proc files that could not be read (their columns are NULL), or NULL when every file was read';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.backend_start IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.state_change IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.wait_event_type IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.wait_event IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_start IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_id IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.query IS 'as in pg_stat_activity';
+
+-- pg_procmem_breakdown
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.backend_type IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.overhead IS 'bytes: private_anon + page_tables + kernel, as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.overhead_method IS 'how overhead was read; the parts are NULL unless pagemap';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.heap IS 'bytes of private_anon in malloc''s main arena: most memory contexts';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.mmap IS 'bytes of private_anon in other anonymous mappings: large allocations, JIT code';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.stack IS 'bytes of private_anon in its stack';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.postgres_data IS 'bytes of private_anon in the executable''s data and bss (copied from the postmaster)';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.jit IS 'bytes of private_anon in libLLVM''s and llvmjit.so''s data';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.libraries IS 'bytes of private_anon in every other library''s data';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.page_tables IS 'bytes: its page tables (status VmPTE)';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.kernel IS 'bytes: the kernel''s own memory for it';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.private_anon IS 'bytes: heap + mmap + stack + postgres_data + jit + libraries';
+COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.unreadable IS 'the /proc files that could not be read, or NULL when every file was read';
+
+-- pg_procmem_backends_pss
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.backend_type IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.overhead IS 'bytes: as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.overhead_method IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss_overhead IS 'bytes: pss_anon + page_tables, the classic estimate';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.rss IS 'bytes: resident set (status VmRSS)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss IS 'bytes: proportional set, each shared page divided among its mappers (smaps_rollup Pss)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss_anon IS 'bytes: PSS of anonymous memory (smaps_rollup Pss_Anon)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss_file IS 'bytes: PSS of file mappings (smaps_rollup Pss_File)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.pss_shmem IS 'bytes: PSS of shared memory (smaps_rollup Pss_Shmem)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.private IS 'bytes: pages it alone maps, shared memory included (Private_Clean + Private_Dirty)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.swap_pss IS 'bytes: swap, shared pages divided (smaps_rollup SwapPss)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.page_tables IS 'bytes: its page tables (status VmPTE)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends_pss.unreadable IS 'the /proc files that could not be read, or NULL when every file was read';
+
+-- pg_procmem_summary
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.grouped_by IS 'what the row groups by: backend_type, database, user or application';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.name IS 'the backend type, database, user or application; NULL for processes without one';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.processes IS 'how many processes';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.total_overhead IS 'bytes: the sum of their overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.avg_overhead IS 'bytes: the average of their overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.total_page_tables IS 'bytes: the sum of their page tables';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.total_rss IS 'bytes: the sum of their rss (shared pages counted in each)';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.idle IS 'how many of them are idle';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.idle_overhead IS 'bytes: the overhead of the idle ones';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.idle_in_transaction IS 'how many are idle in transaction (aborted or not)';
+COMMENT ON COLUMN @extschema@.pg_procmem_summary.idle_in_transaction_overhead IS 'bytes: the overhead of those idle in transaction';
+
+-- pg_procmem_system
+COMMENT ON COLUMN @extschema@.pg_procmem_system.mem_total IS 'bytes: RAM (meminfo MemTotal)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.mem_available IS 'bytes: memory available without swapping (meminfo MemAvailable)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.page_tables IS 'bytes: every process''s page tables (meminfo PageTables)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.kernel_stack IS 'bytes: kernel stacks (meminfo KernelStack)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.shmem IS 'bytes: shared memory and tmpfs (meminfo Shmem)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.committed_as IS 'bytes: memory committed (meminfo Committed_AS)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.commit_limit IS 'bytes: the commit limit under strict overcommit (meminfo CommitLimit)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.swap_total IS 'bytes: swap (meminfo SwapTotal)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.swap_free IS 'bytes: free swap (meminfo SwapFree)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.hugepages_total IS 'pages: huge pages reserved (meminfo HugePages_Total)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.hugepages_free IS 'pages: huge pages free (meminfo HugePages_Free)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.hugepages_rsvd IS 'pages: free huge pages promised to a mapping (meminfo HugePages_Rsvd)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.hugepages_surp IS 'pages: surplus huge pages (meminfo HugePages_Surp)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.hugepage_size IS 'bytes: the default huge page size (meminfo Hugepagesize)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.anon_hugepages IS 'bytes: transparent huge pages in anonymous memory (meminfo AnonHugePages)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.overcommit_memory IS 'vm.overcommit_memory: 0 heuristic, 1 always, 2 strict';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.transparent_hugepage IS 'the THP mode: always, madvise or never';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.kernel_release IS 'the kernel''s release (uname -r)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.kernel_version_num IS 'the kernel''s version, major * 10000 + minor';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_version IS 'the server''s memory cgroup''s version: 1 or 2';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_path IS 'the server''s memory cgroup';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_usage IS 'bytes: its usage, page cache included (memory.current, v1 memory.usage_in_bytes)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_limit IS 'bytes: its own limit (memory.max, v1 memory.limit_in_bytes); NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_effective_limit IS 'bytes: the smallest limit of it and its ancestors; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_room IS 'bytes: the least room, limit less usage but page cache, over it and its ancestors';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_high IS 'bytes: its throttling threshold (memory.high); NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_swap_usage IS 'bytes: its swap usage';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_anon IS 'bytes: its anonymous memory (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_file IS 'bytes: its page cache, shmem included (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_shmem IS 'bytes: its shared memory (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_pagetables IS 'bytes: its page tables (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_kernel_stack IS 'bytes: its kernel stacks (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_kernel IS 'bytes: its kernel memory (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_sock IS 'bytes: its socket buffers (memory.stat)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_oom_events IS 'times it hit its limit and the OOM killer was called (memory.events oom)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_oom_kills IS 'processes the OOM killer took in it (memory.events oom_kill)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_failcnt IS 'v1 only: times usage hit the limit (memory.failcnt)';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.mem_used IS 'bytes: mem_total less mem_available';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.swap_used IS 'bytes: swap_total less swap_free';
+
+-- pg_procmem_accounting
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.processes IS 'how many server processes';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.processes_overhead IS 'bytes: the sum of their overhead; NULL when any is unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cow_shared_with_postmaster IS
+'bytes: the postmaster''s anonymous pages still shared copy-on-write with its children, counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_size IS 'bytes: the main shared memory segment''s size';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_resident IS 'bytes: its part any process has touched (sampled above 256 MB)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_hugetlb IS 'the segment is in huge pages (hugetlb)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_segments IS 'how many dynamic shared memory segments the server''s processes map';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_bytes IS 'bytes: their size; NULL with dynamic_shared_memory_type = sysv';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.accounted IS 'bytes: processes_overhead + cow_shared_with_postmaster + dsm_bytes + main_segment_resident';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_usage IS 'bytes: the server''s memory cgroup''s usage';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_page_cache IS 'bytes: its page cache, shmem aside (reclaimable)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_unexplained IS 'bytes: cgroup_usage less cgroup_page_cache less accounted (hugetlb left out)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.system_used IS 'bytes: MemTotal less MemAvailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_resident_exact IS 'main_segment_resident counted page by page, not sampled';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.unknown IS 'the parts that could not be measured (the sums they enter are NULL); NULL: none';
+
+-- pg_procmem_hugepages
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.huge_pages IS 'the huge_pages setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.huge_page_size IS 'the huge_page_size setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.shared_memory_size IS 'bytes: the shared_memory_size PostgreSQL computes (15+; NULL before)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.shared_memory_size_in_huge_pages IS 'pages: the huge pages it needs (15+; NULL before)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.postmaster_vm_peak IS 'bytes: the postmaster''s VmPeak';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.vm_peak_huge_pages IS 'pages: postmaster_vm_peak / hugepage_size, rounded up (the classic recipe)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.hugepage_size IS 'bytes: the default huge page size (meminfo Hugepagesize)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.hugepages_total IS 'pages: huge pages reserved (meminfo HugePages_Total)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.hugepages_free IS 'pages: huge pages free (meminfo HugePages_Free)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.hugepages_rsvd IS 'pages: free huge pages promised to a mapping (meminfo HugePages_Rsvd)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.hugepages_surp IS 'pages: surplus huge pages (meminfo HugePages_Surp)';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.in_use IS 'the main shared memory segment is in huge pages';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.page_tables IS 'bytes: the page tables of every server process now';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.page_tables_with_huge_pages IS 'bytes: what they would be with the main segment in huge pages';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.recommendation IS 'what to do, in a sentence';
+COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.summary IS 'the answer in one terminal line';
+
+-- pg_procmem_oom
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.rank IS 'the order the OOM killer would take them in, 1 first (ties share a rank)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.backend_type IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.oom_score IS 'the OOM killer''s score now (/proc/PID/oom_score)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.oom_score_adj IS 'its adjustment, -1000 to 1000 (-1000: never killed)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.badness_pct IS 'percent: its share of RAM + swap as the killer sees it, adjusted; NULL when protected';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.protected IS 'oom_score_adj is -1000';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.rss IS 'bytes: resident set (status VmRSS)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.rss_shmem IS 'bytes: resident shared memory it touched (status RssShmem)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.swap IS 'bytes: its memory in swap (status VmSwap)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.page_tables IS 'bytes: its page tables (status VmPTE)';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.overhead IS 'bytes: what it really costs, as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_oom.if_killed IS
+'what killing it does: every session ends, server shuts down, restarted alone, server stays down';
+
+-- pg_procmem_memory_settings
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.max_connections IS 'the max_connections setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.superuser_reserved_connections IS 'the superuser_reserved_connections setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.reserved_connections IS 'the reserved_connections setting (16+; 0 before)';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.work_mem IS 'bytes: the work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.hash_mem_multiplier IS 'the hash_mem_multiplier setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.maintenance_work_mem IS 'bytes: the maintenance_work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.autovacuum_work_mem IS 'bytes: autovacuum_work_mem, or maintenance_work_mem when it is -1';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.autovacuum_max_workers IS 'the autovacuum_max_workers setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_memory_settings.temp_buffers IS 'bytes: the temp_buffers setting';
+
+-- pg_procmem_headroom
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.mem_available IS 'bytes: meminfo MemAvailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_effective_limit IS 'bytes: the smallest limit of the server''s cgroup and its ancestors; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_usage IS 'bytes: the server''s cgroup''s usage';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_page_cache IS 'bytes: its page cache, shmem aside (reclaimable)';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_room IS 'bytes: the least room, limit less usage but page cache, over the cgroup and its ancestors';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.available IS 'bytes: the smaller of mem_available and cgroup_room';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.idle_client_backends IS 'how many client backends are idle';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.avg_idle_overhead IS 'bytes: their average overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.more_idle_connections_fit IS 'available / per_connection, never below 0';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.max_connections IS 'the max_connections setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.client_backends IS 'how many client backends there are';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.connection_slots_left IS 'connections an ordinary role can still open';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.work_mem IS 'bytes: the work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.hash_mem_multiplier IS 'the hash_mem_multiplier setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.work_mem_exposure IS 'bytes: max_connections x work_mem x hash_mem_multiplier';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.maintenance_work_mem IS 'bytes: the maintenance_work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.autovacuum_work_mem IS 'bytes: autovacuum_work_mem, or maintenance_work_mem when it is -1';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.autovacuum_max_workers IS 'the autovacuum_max_workers setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.autovacuum_exposure IS 'bytes: autovacuum_max_workers x autovacuum_work_mem';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.work_mem_exposure_ratio IS 'work_mem_exposure / available';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.superuser_reserved_connections IS 'the superuser_reserved_connections setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.reserved_connections IS 'the reserved_connections setting (16+; 0 before)';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.per_connection IS 'bytes: what a connection is taken to cost (see per_connection_from)';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.per_connection_from IS 'which backends per_connection comes from';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.temp_buffers IS 'bytes: the temp_buffers setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.temp_buffers_exposure IS 'bytes: max_connections x temp_buffers';
+
+-- pg_procmem_top
+COMMENT ON COLUMN @extschema@.pg_procmem_top.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.process IS 'user@database for a client backend, else the backend type, shortened; at most 17 columns';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.state IS 'as in pg_stat_activity, shortened (idletx: idle in transaction)';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.overhead IS 'what it costs (pg_procmem_backends.overhead), as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.pagetbl IS 'its page tables, part of overhead, as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.rss IS 'its resident set, what ps shows, as a pg_procmem_size';
+COMMENT ON COLUMN @extschema@.pg_procmem_top.context IS 'its memory contexts (pg_procmem_backends.context_bytes), as a pg_procmem_size';
+
+-- pg_procmem_history
+COMMENT ON COLUMN @extschema@.pg_procmem_history.sample IS 'the sample''s number, in the order samples were taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.sampled_at IS 'when the sample was taken, by the wall clock';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.backend_type IS 'as in pg_procmem_backends, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.datname IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.usename IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.application_name IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.state IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.query_id IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.query IS 'its statement at the sample; NULL when pg_procmem.keep_statement_text is off (its or the reader''s)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.backend_start IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.query_start IS 'as in pg_stat_activity, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.overhead IS 'bytes: as in pg_procmem_backends, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.private_anon IS 'bytes: as in pg_procmem_backends, at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.page_tables IS 'bytes: its page tables at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.rss IS 'bytes: its resident set at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.swap IS 'bytes: its memory in swap at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.context_bytes IS 'bytes: its memory contexts as last published before the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_score IS 'the OOM killer''s score at the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.work_mem IS 'bytes: the work_mem it ran with; NULL if it ran no statement yet';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.work_mem_source IS 'where work_mem was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.hash_mem_multiplier IS 'the hash_mem_multiplier it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.hash_mem_multiplier_source IS 'where hash_mem_multiplier was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers IS 'bytes: the temp_buffers it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers_source IS 'where temp_buffers was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
+'true: the figures are those of an earlier read of the same process, which nothing can have changed since; false otherwise, and in samples of older builds';
+
+-- pg_procmem_history_system
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sampled_at IS 'when the sample was taken, by the wall clock';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.run_started IS 'when shared memory was last initialized (the server''s start or crash restart)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.processes IS 'how many server processes the sample holds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.mem_total IS 'bytes: meminfo MemTotal';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.mem_available IS 'bytes: meminfo MemAvailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.swap_used IS 'bytes: swap in use';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.page_tables IS 'bytes: the machine''s page tables (meminfo PageTables)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.hugepages_total IS 'pages: huge pages reserved';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.hugepages_free IS 'pages: huge pages free';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_usage IS 'bytes: the server''s memory cgroup''s usage';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_limit IS 'bytes: its own limit; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_oom_kills IS 'its OOM kill counter';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.connections IS 'client connections since run_started';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_ms IS 'ms: the sampler''s CPU time for the sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_wall_ms IS 'ms: the wall time the sample took';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure IS
+'the pressure watch''s level when the sample was taken: high (sampling every pg_procmem.pressure_sample_interval), critical (four times as often); NULL: none, or a sample of an older build';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_source IS
+'what raised the pressure: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: no pressure';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
+'bytes: the memory the kernel cannot reclaim in use in the tightest source (pressure_source''s when there is pressure); NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
+'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
+
+-- pg_procmem_crashes
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.crashed_at IS 'when the postmaster logged the killed process''s exit; else restarted_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.how_known IS 'postmaster log, guess: highest oom_score at the last sample, or unclean stop';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_pid IS 'the process whose exit the postmaster logged; NULL when it logged none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.guessed_pid IS 'a guess: the highest oom_score at the last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.signal IS 'the signal that ended it, as the postmaster logged';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exit_code IS 'its exit code, as the postmaster logged';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.logged IS 'the postmaster''s message';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.restarted_at IS 'when the postmaster initialized shared memory again';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_oom_kills IS 'how much the cgroup''s OOM kill counter rose, from the run''s last two samples to the restart';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_usage_at_sample IS 'bytes: the cgroup''s usage at the last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_limit IS 'bytes: its effective limit when the row was made; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_sample_at IS 'when the run''s last sample was taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.seconds_since_sample IS 'seconds from the last sample to crashed_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_seen_at IS 'the last sample that saw the process; NULL: none did';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_id IS 'its query_id at last_seen_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.overhead IS 'bytes: its overhead at last_seen_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.context_bytes IS 'bytes: its published memory contexts at last_seen_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.page_tables IS 'bytes: its page tables at last_seen_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_score IS 'its oom_score at last_seen_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.backend_type IS 'what the process was';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.usename IS 'its user';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.datname IS 'its database';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.application_name IS 'its application_name';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.backend_start IS 'when it started';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_start IS 'when its last statement started';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query IS 'its last statement';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_from IS 'where query comes from: exit (the postmaster''s copy) or last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_cut IS 'the statement was longer than query';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_folded IS 'non-ASCII bytes and control characters in query are shown as ?';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.top_pids IS 'the three processes with the largest overhead at the last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.top_backend_types IS 'their backend types';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.top_overheads IS 'bytes: their overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.work_mem IS 'bytes: the work_mem it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.work_mem_source IS 'where work_mem was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.hash_mem_multiplier IS 'the hash_mem_multiplier it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.hash_mem_multiplier_source IS 'where hash_mem_multiplier was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers IS 'bytes: the temp_buffers it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers_source IS 'where temp_buffers was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem_source IS 'where maintenance_work_mem was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
+
+-- pg_procmem_crash_holders
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.number IS 'the crash row''s number';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.rank IS '1 to 3: the groups by total overhead at the last sample, largest first';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.usename IS 'the group''s user';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.application_name IS 'the group''s application_name';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.backend_type IS 'the group''s backend type';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.processes IS 'how many processes the group had';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.overhead IS 'bytes: their total overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest IS 'bytes: the largest one''s overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_pid IS 'the largest one''s pid';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.work_mem IS 'bytes: the work_mem the largest one ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.work_mem_source IS 'where it was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.hash_mem_multiplier IS 'the hash_mem_multiplier the largest one ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.hash_mem_multiplier_source IS 'where it was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers IS 'bytes: the temp_buffers the largest one ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers_source IS 'where it was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem IS 'bytes: the maintenance_work_mem the largest one ran with';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_source IS 'where it was set';
+
+-- pg_procmem_query_memory
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.samples IS 'how many samples saw a backend running it';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.backends IS 'how many backends ran it (a parallel query''s workers count)';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_overhead IS 'bytes: the largest overhead a sample saw a backend running it hold';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_overhead IS 'bytes: the mean of those samples'' overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_context_bytes IS 'bytes: the largest published context total in those samples (lags: see docs)';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'bytes: the mean of those samples'' published context totals';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.first_seen IS 'when its first sample was taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.last_seen IS 'when its last sample was taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query IS 'its text at its last sample';
+
+-- pg_procmem_connection_rate
+COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.connections IS 'new client connections over the window';
+COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.seconds IS 'seconds: the window, at most the last 5 minutes of this run';
+COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.rate IS 'new client connections per second';
+
+-- pg_procmem_advice_facts
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.mem_total IS 'bytes: meminfo MemTotal';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.mem_available IS 'bytes: meminfo MemAvailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swap_total IS 'bytes: meminfo SwapTotal';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.committed_as IS 'bytes: meminfo Committed_AS';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.commit_limit IS 'bytes: meminfo CommitLimit';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.overcommit_memory IS 'vm.overcommit_memory';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.transparent_hugepage IS 'the THP mode';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.anon_hugepages IS 'bytes: meminfo AnonHugePages';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_path IS 'the server''s memory cgroup';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_usage IS 'bytes: its usage';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_file IS 'bytes: its page cache, shmem included';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_shmem IS 'bytes: its shared memory';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_oom_events IS 'its OOM event counter';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_oom_kills IS 'its OOM kill counter, over its life';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cpus IS 'CPUs the server may use (its affinity mask)';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cpu_cache_bytes IS 'bytes: the CPU''s last-level cache';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cpu_cache_level IS 'that cache''s level';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_ratio IS 'percent: vm.dirty_ratio';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_background_ratio IS 'percent: vm.dirty_background_ratio';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_bytes IS 'bytes: vm.dirty_bytes (0: the ratio applies)';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_background_bytes IS 'bytes: vm.dirty_background_bytes (0: the ratio applies)';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.overcommit_ratio IS 'percent: vm.overcommit_ratio';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.transparent_hugepage_defrag IS 'the THP defrag mode';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_tightest_limit IS 'bytes: the limit of the cgroup level with the smallest share of room';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_tightest_room IS 'bytes: that level''s room, page cache not counted';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.huge_pages IS 'the huge_pages setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.huge_pages_in_use IS 'the main shared memory segment is in huge pages';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.page_tables IS 'bytes: every server process''s page tables now';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.page_tables_with_huge_pages IS 'bytes: what they would be with huge pages';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.shared_memory_size IS 'bytes: shared_memory_size (15+)';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.hugepages_total IS 'pages: huge pages reserved';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.hugepages_free IS 'pages: huge pages free';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.huge_pages_recommendation IS 'pg_procmem_hugepages.recommendation';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.max_connections IS 'the max_connections setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.work_mem IS 'bytes: the work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.hash_mem_multiplier IS 'the hash_mem_multiplier setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.maintenance_work_mem IS 'bytes: the maintenance_work_mem setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.autovacuum_work_mem IS 'bytes: autovacuum_work_mem, or maintenance_work_mem when it is -1';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.autovacuum_max_workers IS 'the autovacuum_max_workers setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.temp_buffers IS 'bytes: the temp_buffers setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.oom_kills_lately IS 'the cgroup''s OOM kills since oom_kills_since; NULL without the history';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.oom_kills_since IS 'the server''s start or last crash restart';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.available IS 'bytes: the smaller of mem_available and the cgroup''s room';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.memory_short IS 'MemAvailable under 10% of RAM, or a cgroup level''s room under 10% of its limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_limit IS 'bytes: the kernel''s dirty-page limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_background_limit IS 'bytes: the kernel''s dirty background threshold';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.clients IS 'how many client backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.idle IS 'how many of them are idle';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.idle_10min IS 'how many have been idle for over 10 minutes';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.idle_overhead IS 'bytes: the idle ones'' overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.client_max_oom_score IS 'the highest oom_score of a client backend';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swapping IS 'how many server processes have pages in swap';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swap IS 'bytes: the server processes'' memory in swap';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.overhead IS 'bytes: the server processes'' overhead';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.jit_bytes IS 'bytes: their memory in the JIT libraries';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.jit_processes IS 'how many processes hold memory in the JIT libraries';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.jit IS 'the jit setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.jit_above_cost IS 'the jit_above_cost setting';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.postmaster_pid IS 'the postmaster''s pid';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.postmaster_oom_score IS 'the postmaster''s oom_score';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.postmaster_oom_score_adj IS 'the postmaster''s oom_score_adj';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.top_pid IS 'the server process with the highest oom_score';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.top_backend_type IS 'its backend type';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.top_own_type IS 'its type from /proc: set only for the postmaster and children without a PGPROC';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.top_oom_score IS 'its oom_score';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.aux_pid IS 'the process with a PGPROC, not a client backend or parallel worker, with the highest oom_score';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.aux_backend_type IS 'its backend type';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.aux_oom_score IS 'its oom_score';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swap_pid IS 'the server process with the most memory in swap';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swap_backend_type IS 'its backend type';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.swap_bytes IS 'bytes: its memory in swap';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.new_connections IS 'pg_procmem_connection_rate.connections';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_seconds IS 'pg_procmem_connection_rate.seconds';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_rate IS 'pg_procmem_connection_rate.rate: new client connections per second';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.sessions IS 'pg_stat_database''s sessions, summed';
+
+-- pg_procmem_advice
+COMMENT ON COLUMN @extschema@.pg_procmem_advice.check_name IS 'the check that spoke up: a stable name';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice.severity IS 'info, warning or critical';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice.summary IS 'the finding in at most 64 characters';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice.evidence IS 'the figures and settings it measured, now';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice.recommendation IS 'what to do';

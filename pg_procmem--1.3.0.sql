@@ -999,7 +999,8 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT temp_buffers bigint,
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
-	OUT maintenance_work_mem_source text)
+	OUT maintenance_work_mem_source text,
+	OUT reused boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1024,7 +1025,12 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT cgroup_oom_kills bigint,
 	OUT connections bigint,
 	OUT sample_ms double precision,
-	OUT sample_wall_ms double precision)
+	OUT sample_wall_ms double precision,
+	OUT pressure text,
+	OUT pressure_source text,
+	OUT pressure_used bigint,
+	OUT pressure_limit bigint,
+	OUT reused integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -2378,6 +2384,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers IS 'bytes: the tem
 COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers_source IS 'where temp_buffers was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
+'true: the figures are those of an earlier read of the same process, which nothing can have changed since; false otherwise, and in samples of older builds';
 
 -- pg_procmem_history_system
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';
@@ -2396,6 +2404,15 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_oom_kills IS 'its
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.connections IS 'client connections since run_started';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_ms IS 'ms: the sampler''s CPU time for the sample';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_wall_ms IS 'ms: the wall time the sample took';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure IS
+'the pressure watch''s level when the sample was taken: high (sampling every pg_procmem.pressure_sample_interval), critical (four times as often); NULL: none, or a sample of an older build';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_source IS
+'what raised the pressure: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: no pressure';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
+'bytes: the memory the kernel cannot reclaim in use in the tightest source (pressure_source''s when there is pressure); NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
+'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';

@@ -36,3 +36,19 @@ SELECT * FROM pg_temp.system_wrong();
 CREATE FUNCTION pg_temp.machine_wrong(OUT a integer, OUT b bigint) RETURNS record
 AS '$libdir/pg_procmem', 'pg_procmem_machine_info' LANGUAGE C STRICT;
 SELECT * FROM pg_temp.machine_wrong();
+
+-- the history's system entries: 1.2.0's 16 columns still answer, and one
+-- column short of 1.3.0's 21 is refused
+CREATE FUNCTION pg_temp.history_system(boolean) RETURNS SETOF record
+AS '$libdir/pg_procmem', 'pg_procmem_history_system' LANGUAGE C STRICT;
+SELECT count(*) >= 0 AS answers
+FROM pg_temp.history_system(true) AS h(sample bigint, sampled_at timestamptz, run_started timestamptz,
+	processes integer, mem_total bigint, mem_available bigint, swap_used bigint, page_tables bigint,
+	hugepages_total bigint, hugepages_free bigint, cgroup_usage bigint, cgroup_limit bigint,
+	cgroup_oom_kills bigint, connections bigint, sample_ms float8, sample_wall_ms float8);
+SELECT count(*)
+FROM pg_temp.history_system(true) AS h(sample bigint, sampled_at timestamptz, run_started timestamptz,
+	processes integer, mem_total bigint, mem_available bigint, swap_used bigint, page_tables bigint,
+	hugepages_total bigint, hugepages_free bigint, cgroup_usage bigint, cgroup_limit bigint,
+	cgroup_oom_kills bigint, connections bigint, sample_ms float8, sample_wall_ms float8,
+	pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint);

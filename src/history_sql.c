@@ -19,6 +19,7 @@
 #include "contexts.h"
 #include "crashes.h"
 #include "history_ring.h"
+#include "pressure.h"
 #include "rows.h"
 #include "shmem.h"
 
@@ -33,9 +34,11 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 
 /* Result columns, in every released shape (see rows.h) */
 #define HISTORY_PROCESSES_NCOLS_V1_2 (20 + SETTINGS_NCOLS)
-static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2};
+#define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 1)	/* reused */
+static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESSES_NCOLS_V1_3};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
-static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2};
+#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
+static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
@@ -44,7 +47,7 @@ static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2};
 static const int oom_kills_shapes[] = {OOM_KILLS_NCOLS_V1_2};
 
 /* The most columns of a row-per-entry function */
-#define ENTRY_MAX_NCOLS HISTORY_PROCESSES_NCOLS_V1_2
+#define ENTRY_MAX_NCOLS HISTORY_PROCESSES_NCOLS_V1_3
 
 /* Entries copied out of the ring at a time */
 #define CHUNK 64
@@ -151,7 +154,10 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	for (int k = 0; k < lengthof(bytes); k++)
 		put_int8(values, nulls, i++, bytes[k]);
 	put_int4(values, nulls, i++, p->oom_score, p->oom_score == HISTORY_NO_SCORE);
-	return put_settings(values, nulls, i, &p->settings);
+	i = put_settings(values, nulls, i, &p->settings);
+	/* reused: files of older builds hold 0 (false) */
+	values[i++] = BoolGetDatum((p->settings.entry_flags & HISTORY_PROC_REUSED) != 0);
+	return i;
 }
 
 /* The columns of one system entry, from i on; returns the next column */
@@ -171,6 +177,14 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	values[i++] = Float8GetDatum(s->sample_us / 1000.0);
 	values[i] = Float8GetDatum(s->sample_wall_us / 1000.0);
 	nulls[i++] = s->sample_wall_us <= 0;	/* files of older builds: 0 */
+	/* the pressure watch: NULLs for none, and in files of older builds (0s) */
+	put_text(values, nulls, i++, pressure_level_name((pressure_level) s->pressure));
+	put_text(values, nulls, i++, pressure_source_name((pressure_source_kind) s->pressure_source));
+	values[i] = Int64GetDatum(s->pressure_used);
+	nulls[i++] = s->pressure_used <= 0;
+	values[i] = Int64GetDatum(s->pressure_limit);
+	nulls[i++] = s->pressure_limit <= 0;
+	put_int4(values, nulls, i++, s->reused, s->reused < 0);
 	return i;
 }
 
@@ -232,7 +246,7 @@ Datum
 pg_procmem_history_processes(PG_FUNCTION_ARGS)
 {
 	return history_rows(fcinfo, history_processes_shapes, lengthof(history_processes_shapes),
-						HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESS, put_process);
+						HISTORY_PROCESSES_NCOLS_V1_3, HISTORY_PROCESS, put_process);
 }
 
 /* pg_procmem_history_system(missing_ok) - the system entry of every sample */
@@ -240,7 +254,7 @@ Datum
 pg_procmem_history_system(PG_FUNCTION_ARGS)
 {
 	return history_rows(fcinfo, history_system_shapes, lengthof(history_system_shapes),
-						HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM, put_system);
+						HISTORY_SYSTEM_NCOLS_V1_3, HISTORY_SYSTEM, put_system);
 }
 
 static const char *

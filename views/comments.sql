@@ -291,6 +291,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers IS 'bytes: the tem
 COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers_source IS 'where temp_buffers was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
+'true: the figures are those of an earlier read of the same process, which nothing can have changed since; false otherwise, and in samples of older builds';
 
 -- pg_procmem_history_system
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';
@@ -309,6 +311,15 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_oom_kills IS 'its
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.connections IS 'client connections since run_started';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_ms IS 'ms: the sampler''s CPU time for the sample';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_wall_ms IS 'ms: the wall time the sample took';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure IS
+'the pressure watch''s level when the sample was taken: high (sampling every pg_procmem.pressure_sample_interval), critical (four times as often); NULL: none, or a sample of an older build';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_source IS
+'what raised the pressure: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: no pressure';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
+'bytes: the memory the kernel cannot reclaim in use in the tightest source (pressure_source''s when there is pressure); NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
+'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';

@@ -34,7 +34,8 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT temp_buffers bigint,
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
-	OUT maintenance_work_mem_source text)
+	OUT maintenance_work_mem_source text,
+	OUT reused boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -59,7 +60,12 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT cgroup_oom_kills bigint,
 	OUT connections bigint,
 	OUT sample_ms double precision,
-	OUT sample_wall_ms double precision)
+	OUT sample_wall_ms double precision,
+	OUT pressure text,
+	OUT pressure_source text,
+	OUT pressure_used bigint,
+	OUT pressure_limit bigint,
+	OUT reused integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

@@ -1,0 +1,90 @@
+-- The memory history's pressure and reused columns: appended to the views,
+-- and consistent with the process rows they count. A sample reuses the
+-- figures of a process that slept since the one before when no process of
+-- the server started or exited in between and no page moved on the machine
+-- (src/reuse.h): the test waits, connected, for two samples of a quiet
+-- server (up to 25 s at the default interval of 10 s), and skips what needs
+-- reused figures when a busy machine gave none.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS dblink;
+CREATE EXTENSION IF NOT EXISTS pg_procmem;
+\ir ../pgtap-lib/helpers.sql
+SELECT plan(9);
+
+-- the trailing columns of a view, after its first n
+CREATE FUNCTION pg_temp.columns_after(v regclass, n integer) RETURNS text LANGUAGE sql AS $$
+	SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+	FROM pg_attribute WHERE attrelid = v AND attnum > n AND NOT attisdropped $$;
+
+SELECT is(pg_temp.columns_after('pg_procmem_history', 28), 'reused boolean',
+	'pg_procmem_history ends with reused');
+SELECT is(pg_temp.columns_after('pg_procmem_history_system', 16),
+	'pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint, reused integer',
+	'pg_procmem_history_system ends with the pressure columns and reused');
+
+-- Waits, from another session (this transaction's reads of the history all
+-- stop at its first, and its CREATE EXTENSION is not seen there), for a
+-- sample that reused figures and whose previous sample is in the ring; its
+-- number, or NULL after timeout_s.
+CREATE FUNCTION pg_temp.sample_with_reuse(timeout_s integer) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	s bigint;
+	cols text := (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+				  FROM pg_attribute WHERE attrelid = 'pg_procmem_history_system'::regclass AND attnum > 0);
+BEGIN
+	PERFORM dblink_connect('watcher', pg_temp.connstr());
+	PERFORM dblink_exec('watcher', $q$CREATE FUNCTION pg_temp.samples(boolean) RETURNS SETOF record
+		AS '$libdir/pg_procmem', 'pg_procmem_history_system' LANGUAGE C STRICT$q$);
+	FOR i IN 1..timeout_s * 2 LOOP
+		SELECT t.s INTO s FROM dblink('watcher', format(
+			'SELECT max(sample) FROM pg_temp.samples(false) AS h(%1$s)
+			 WHERE reused > 0 AND sample > (SELECT min(sample) FROM pg_temp.samples(false) AS h(%1$s))',
+			cols)) AS t(s bigint);
+		EXIT WHEN s IS NOT NULL;
+		PERFORM pg_sleep(0.5);
+	END LOOP;
+	PERFORM dblink_disconnect('watcher');
+	RETURN s;
+END $$;
+CREATE TEMP TABLE reuse AS SELECT pg_temp.sample_with_reuse(25) AS sample;
+
+-- one read of the ring for the rest: the samples whose process rows are all kept
+CREATE TEMP TABLE s AS SELECT * FROM pg_procmem_history_system;
+CREATE TEMP TABLE h AS SELECT * FROM pg_procmem_history;
+CREATE TEMP TABLE whole AS
+SELECT s.sample, s.processes, s.reused, count(h.pid) AS rows, count(h.pid) FILTER (WHERE h.reused) AS reused_rows
+FROM s LEFT JOIN h USING (sample)
+GROUP BY s.sample, s.processes, s.reused
+HAVING count(h.pid) = s.processes;
+
+SELECT ok((SELECT count(*) FROM whole) > 0, 'the history holds whole samples');
+SELECT is((SELECT count(*) FROM whole WHERE reused IS DISTINCT FROM reused_rows), 0::bigint,
+	'each sample''s reused counts its process rows that were reused');
+SELECT is((SELECT count(*) FROM s WHERE (pressure IS NULL) <> (pressure_source IS NULL)), 0::bigint,
+	'a sample has a pressure source exactly when it has a pressure level');
+SELECT CASE WHEN current_setting('pg_procmem.pressure_watch_interval') = '0'
+	THEN skip('the pressure watch is off', 1)
+	ELSE is((SELECT count(*) FROM s WHERE sampled_at >= pg_postmaster_start_time()
+			 AND (pressure_used IS NULL OR pressure_limit IS NULL)), 0::bigint,
+			'every sample of this run has the tightest source''s use and limit') END;
+
+-- reused figures are the previous sample's, to the byte
+SELECT CASE WHEN (SELECT sample FROM reuse) IS NULL
+	THEN skip('no sample reused figures within 25 s (a busy server, or pages moved on the machine)', 3)
+	ELSE collect_tap(
+		ok((SELECT reused > 0 FROM whole WHERE sample = (SELECT sample FROM reuse)),
+		   'a sample of a quiet server reused figures'),
+		is((SELECT count(*) FROM h JOIN reuse USING (sample) WHERE h.reused),
+		   (SELECT reused::bigint FROM s JOIN reuse USING (sample)),
+		   '... and its process rows say which'),
+		is((SELECT count(*) FROM h JOIN reuse USING (sample)
+			WHERE h.reused AND NOT EXISTS (
+				SELECT FROM h AS b
+				WHERE b.sample = h.sample - 1 AND b.pid = h.pid
+				  AND (b.overhead, b.private_anon, b.page_tables, b.rss, b.swap)
+					  IS NOT DISTINCT FROM (h.overhead, h.private_anon, h.page_tables, h.rss, h.swap))),
+		   0::bigint, '... each with the figures of the same process at the sample before')) END;
+
+SELECT * FROM finish();
+ROLLBACK;
