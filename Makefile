@@ -35,7 +35,8 @@ SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom he
 	advice_facts advice_checks advice comments
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since
-# (none yet: RELEASING.md, step 7).
+# (the history's, for their new columns, and the advice's, which call the
+# history's functions; RELEASING.md, step 7).
 UPGRADE_FROM = 1.2.0
 UPGRADE_PARTS = history advice_facts advice_checks advice comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
