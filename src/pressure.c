@@ -242,8 +242,10 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			used > then->used[i])
 		{
 			double		per_ms = (double) (used - then->used[i]) / (double) (now->at_ms - then->at_ms);
+			double		ms = (double) (limit - used) / per_ms;
 
-			ms_to = used >= limit ? 0 : (int64_t) ((double) (limit - used) / per_ms);
+			/* a far limit at a slow growth can be past INT64_MAX ms (a cast of that is undefined) */
+			ms_to = used >= limit ? 0 : ms >= (double) INT64_MAX ? INT64_MAX : (int64_t) ms;
 		}
 		if (share >= t->critical_pct || (ms_to >= 0 && ms_to <= PRESSURE_CRITICAL_HORIZON_MS))
 			l = PRESSURE_CRITICAL;
