@@ -367,6 +367,12 @@ test_sources(void)
 	pressure_assess(&w, &usual);
 	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_CGROUP &&
 	   s->used == 200, "sources: a hold names the level that raised it, as it is now");
+
+	/* held from a cgroup level that is gone (the levels looked up again) */
+	add3(2000, 1, 300, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_CGROUP &&
+	   s->used == -1 && s->limit == -1, "sources: a hold names a level gone since, without figures");
 }
 
 static void
