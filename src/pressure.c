@@ -229,8 +229,10 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			used > then->used[i])
 		{
 			double		per_ms = (double) (used - then->used[i]) / (double) (now->at_ms - then->at_ms);
+			double		ms = (double) (limit - used) / per_ms;
 
-			ms_to = used >= limit ? 0 : (int64_t) ((double) (limit - used) / per_ms);
+			/* a far limit at a slow growth can be past INT64_MAX ms (a cast of that is undefined) */
+			ms_to = used >= limit ? 0 : ms >= (double) INT64_MAX ? INT64_MAX : (int64_t) ms;
 		}
 		if (share >= t->critical_pct || (ms_to >= 0 && ms_to <= PRESSURE_CRITICAL_HORIZON_MS))
 			l = PRESSURE_CRITICAL;
@@ -260,12 +262,16 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			int			i = w->hold_index[l];
 
 			best.level = (pressure_level) l;
-			/* held: the figures of the source that raised it, as they are now */
-			if (best.now == PRESSURE_NONE && i >= 0 && i < now->nsources)
+			/*
+			 * held: the source that raised it, with its figures as they are
+			 * now (none when the cgroup's levels were looked up again since
+			 * and it is no longer one)
+			 */
+			if (best.now == PRESSURE_NONE && i >= 0)
 			{
 				best.source = i == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP;
-				best.used = now->used[i];
-				best.limit = now->limit[i];
+				best.used = i < now->nsources ? now->used[i] : -1;
+				best.limit = i < now->nsources ? now->limit[i] : -1;
 				best.ms_to_limit = -1;
 			}
 			break;

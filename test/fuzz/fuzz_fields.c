@@ -1,13 +1,19 @@
 /*
  * fuzz_fields.c - libFuzzer target: the one-line parsers (/proc/PID/stat,
- * integers, process titles, maps lines, cgroup limits). Invariants: no
- * crash, no UB; the title is NUL-terminated within its buffer.
+ * /proc/PID/schedstat, integers, process titles, maps lines, cgroup
+ * limits) and the small whole-file ones (a cgroup's memory.stat as v1 and
+ * v2, /proc/vmstat's moved pages). Invariants: no crash, no UB; the title
+ * is NUL-terminated within its buffer; a parsed stat has a ppid and a
+ * thread count, a parsed schedstat figures within int64_t, a memory.stat
+ * figure is a number or none (-1) or invalid (-2).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pagemap.h"
+#include "pressure.h"
 #include "procfs.h"
+#include "reuse.h"
 #include "sysmem.h"
 
 int
@@ -18,8 +24,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t		v;
 	char		title[32];
 	procfs_vma	vma;
+	procfs_schedstat ss;
+	pressure_cgroup_stat cs;
 
-	(void) procfs_parse_stat(s, size, &st);
+	if (procfs_parse_stat(s, size, &st) == 0 && (st.ppid < 0 || st.threads < 0))
+		abort();
+	if (procfs_parse_schedstat(s, size, &ss) == 0 &&
+		(ss.runtime_ns > (uint64_t) INT64_MAX || ss.timeslices > (uint64_t) INT64_MAX))
+		abort();
+	for (int version = 1; version <= 2; version++)
+	{
+		pressure_parse_cgroup_stat(s, size, version, &cs);
+		if (cs.inactive_file < -2 || cs.slab_reclaimable < -2 ||
+			(version == 1 && cs.slab_reclaimable != 0))
+			abort();
+	}
+	(void) reuse_sum_moved(s, size);
 	(void) procfs_parse_int(s, size, &v);
 	procfs_title_to_type(s, size, "main", title, sizeof(title));
 	if (memchr(title, '\0', sizeof(title)) == NULL)

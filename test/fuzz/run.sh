@@ -9,13 +9,14 @@ cd "$(dirname "$0")/../.."
 secs=${1:-${FUZZ_SECONDS:-20}}
 work=$(mktemp -d)
 mkdir -p test/fuzz/crashes
-targets="fuzz_lines fuzz_fields fuzz_cgroup fuzz_history"
+targets="fuzz_lines fuzz_fields fuzz_cgroup fuzz_history fuzz_pressure"
 n=0 bad=0
 echo "1..$(echo $targets | wc -w)"
 for t in $targets; do
 	n=$((n + 1))
 	clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-D_GNU_SOURCE -Isrc -o "$work/$t" "test/fuzz/$t.c" src/procfs.c src/keys.c src/pagemap.c src/sysmem.c src/history_format.c src/exit_message.c 2>"$work/$t.build" ||
+		-D_GNU_SOURCE -Isrc -o "$work/$t" "test/fuzz/$t.c" src/procfs.c src/keys.c src/pagemap.c src/sysmem.c src/pressure.c src/reuse.c \
+		src/history_format.c src/exit_message.c 2>"$work/$t.build" ||
 		{ echo "not ok $n - $t builds"; sed 's/^/# /' "$work/$t.build"; bad=1; continue; }
 	mkdir -p "$work/corpus-$t" "$work/seeds-$t"
 	case $t in

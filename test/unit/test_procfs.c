@@ -234,6 +234,7 @@ test_stat(void)
 	ok(st.state == 'T', "stat: state");
 	is_i64(st.ppid, 4304, "stat: ppid");
 	is_i64((int64_t) st.starttime, 34840, "stat: starttime (field 22)");
+	is_i64(st.threads, 1, "stat: threads (field 20) of a backend");
 	free(buf);
 
 	buf = slurp("handmade/stat-odd-comm", &len);
@@ -246,6 +247,87 @@ test_stat(void)
 	free(buf);
 	ok(procfs_parse_stat("", 0, &st) != 0, "stat: empty fails");
 	ok(procfs_parse_stat("1 (x) S", 7, &st) != 0, "stat: no ppid fails");
+}
+
+/* Parses a literal stat line. */
+static int
+parse_stat_text(const char *text, procfs_stat *st)
+{
+	return procfs_parse_stat(text, strlen(text), st);
+}
+
+/*
+ * stat's threads (field 20), and /proc/<pid>/schedstat. The fixture
+ * linux-6.18-threads was read from a python3 sleeping with three threads
+ * beside its main one (its status says Threads: 4).
+ */
+static void
+test_threads_and_schedstat(void)
+{
+	procfs_stat st;
+	procfs_schedstat ss;
+	size_t		len;
+	char	   *buf;
+	/* fields 3..22, field 20 (threads) = 7 and 22 (starttime) = 99 */
+	const char *head22 = "1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 7 0 99";
+
+	buf = slurp("linux-6.18-threads/stat", &len);
+	ok(procfs_parse_stat(buf, len, &st) == 0 && st.state == 'S', "threads: stat parsed");
+	is_i64(st.threads, 4, "threads: field 20 of a multi-threaded process");
+	is_i64(st.ppid, 19354, "threads: ppid");
+	is_i64((int64_t) st.starttime, 3492926, "threads: starttime");
+	is_i64((int64_t) st.start_brk, INT64_C(93856156295168), "threads: start_brk (field 47)");
+	free(buf);
+
+	ok(parse_stat_text(head22, &st) == 0, "threads: 22 fields are enough");
+	is_i64(st.threads, 7, "threads: field 20 of a minimal line");
+	is_i64((int64_t) st.starttime, 99, "threads: starttime of a minimal line");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 7 0", &st) != 0,
+	   "threads: 21 fields fail");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 many 0 99", &st) != 0,
+	   "threads: a word in field 20 fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 -4 0 99", &st) != 0,
+	   "threads: a negative field 20 fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 9223372036854775808 0 99",
+					   &st) != 0, "threads: field 20 past INT64_MAX fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 9223372036854775807 0 99",
+					   &st) == 0 && st.threads == INT64_MAX, "threads: field 20 at INT64_MAX");
+	/* a field we skip may be anything, even a huge number */
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 99999999999999999999999 3 0 99",
+					   &st) == 0 && st.threads == 3, "threads: a skipped field may be huge");
+	ok(parse_stat_text("1 (a) b) R 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 5 0 99\n", &st) == 0 &&
+	   st.state == 'R' && st.threads == 5, "threads: counted after the last ')'");
+
+	buf = slurp("linux-6.18-threads/schedstat", &len);
+	ok(procfs_parse_schedstat(buf, len, &ss) == 0, "schedstat: parsed");
+	is_i64((int64_t) ss.runtime_ns, 49464430, "schedstat: time on a CPU (ns, field 1)");
+	is_i64((int64_t) ss.timeslices, 36, "schedstat: timeslices (field 3, not the wait of field 2)");
+	free(buf);
+
+	ok(procfs_parse_schedstat("5 6 7\n", 6, &ss) == 0 && ss.runtime_ns == 5 && ss.timeslices == 7,
+	   "schedstat: a short line");
+	ok(procfs_parse_schedstat("0 0 0\n", 6, &ss) == 0 && ss.runtime_ns == 0 && ss.timeslices == 0,
+	   "schedstat: zeros (no sched_info)");
+	ok(procfs_parse_schedstat("9223372036854775807 1 9223372036854775807", 41, &ss) == 0 &&
+	   ss.runtime_ns == (uint64_t) INT64_MAX && ss.timeslices == (uint64_t) INT64_MAX,
+	   "schedstat: INT64_MAX");
+	ok(procfs_parse_schedstat("9223372036854775808 1 2", 23, &ss) != 0,
+	   "schedstat: past INT64_MAX fails");
+	ok(procfs_parse_schedstat("5 6", 3, &ss) != 0, "schedstat: two fields fail");
+	ok(procfs_parse_schedstat("5 6 ", 4, &ss) != 0, "schedstat: two fields and a blank fail");
+	ok(procfs_parse_schedstat("", 0, &ss) != 0, "schedstat: empty fails");
+	ok(procfs_parse_schedstat("5 x 7", 5, &ss) != 0, "schedstat: a word fails");
+	ok(procfs_parse_schedstat("-5 6 7", 6, &ss) != 0, "schedstat: a negative number fails");
+	/* the length bounds the parse: "5 6 7" cut after "5 6" */
+	ok(procfs_parse_schedstat("5 6 7", 3, &ss) != 0, "schedstat: the length bounds it");
+	ss.runtime_ns = ss.timeslices = 42;
+	ok(procfs_parse_schedstat("5 6", 3, &ss) != 0 && ss.runtime_ns == 42 && ss.timeslices == 42,
+	   "schedstat: a failed parse leaves its target");
+
+	ok(procfs_read_schedstat(0, &ss) == PROCFS_OK && ss.runtime_ns > 0 && ss.timeslices > 0,
+	   "schedstat: this process's");
+	ok(procfs_read_stat(0, &st) == PROCFS_OK && st.threads == 1, "threads: this process has one");
+	ok(procfs_read_schedstat(0x7ffffff0, &ss) == PROCFS_GONE, "schedstat: no such process is gone");
 }
 
 static void
@@ -568,6 +650,7 @@ main(int argc, char **argv)
 	test_chunking();
 	test_handmade();
 	test_stat();
+	test_threads_and_schedstat();
 	test_numbers_and_titles();
 	test_title_types();
 	test_lines();

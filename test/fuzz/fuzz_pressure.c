@@ -1,0 +1,65 @@
+/*
+ * fuzz_pressure.c - libFuzzer target: the pressure watch's assessment fed
+ * readings made of the input (per reading: a clock step, which may go back,
+ * the number of sources, and each source's use and limit, any int64_t).
+ * Invariants: no crash, no UB (a division by a zero stretch, a cast past
+ * int64_t); the level held is at least the level now; a level names a
+ * source, and a level now that source's readable figures; the time to the
+ * limit is -1 or more.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pressure.h"
+
+static pressure_watch w;
+
+static int64_t
+take(const uint8_t **p, const uint8_t *end, int n)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < n && *p < end; i++, (*p)++)
+		v = (v << 8) | **p;
+	/* small numbers are the interesting ones: shift the rest down */
+	return n == 8 ? (int64_t) v : (int64_t) v - (INT64_C(1) << (8 * n - 1));
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data;
+	const uint8_t *end = data + size;
+	pressure_thresholds t;
+	int64_t		at = 0;
+
+	if (size < 2)
+		return 0;
+	t.high_pct = p[0] % 101;
+	t.critical_pct = t.high_pct + p[1] % (101 - t.high_pct);
+	p += 2;
+	pressure_watch_init(&w);
+	while (p < end)
+	{
+		pressure_reading r;
+		int			wide = *p & 0x80;	/* full int64_t figures, else 2 bytes */
+
+		memset(&r, 0, sizeof(r));
+		r.nsources = 1 + (*p & 0x7f) % PRESSURE_MAX_SOURCES;
+		p++;
+		at += take(&p, end, 2);
+		r.at_ms = at;
+		for (int i = 0; i < r.nsources; i++)
+		{
+			r.used[i] = take(&p, end, wide ? 8 : 2);
+			r.limit[i] = take(&p, end, wide ? 8 : 2);
+		}
+		pressure_add_reading(&w, &r);
+		pressure_assess(&w, &t);
+		if (w.state.level < w.state.now || w.state.ms_to_limit < -1 ||
+			(w.state.level != PRESSURE_NONE && w.state.source == PRESSURE_FROM_NONE) ||
+			(w.state.now != PRESSURE_NONE && (w.state.used < 0 || w.state.limit <= 0)))
+			abort();
+	}
+	return 0;
+}

@@ -1,0 +1,504 @@
+/*
+ * test_pressure.c
+ *		Unit tests of the pressure watch (TAP; run by `make unit`).
+ *
+ * The assessment is driven with hand-made readings through
+ * pressure_add_reading(); figures are in arbitrary units (a limit of 1000
+ * makes a share in per mille). memory.stat fixtures: cgroup/linux-6.18-v1
+ * was captured from this test's machine (v1 memory controller, no limit);
+ * cgroup/v1-limited is that capture with a hand-made 16 MB limit;
+ * cgroup/v2-pressure is hand-made in the layout of a 6.18 kernel's v2
+ * memory.stat (the machine the tests were written on has its memory
+ * controller on v1).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pressure.h"
+#include "tap.h"
+
+static const char *fixtures;
+static pressure_watch w;
+static const pressure_thresholds usual = {75, 90};
+
+static char *
+slurp(const char *rel, size_t *len)
+{
+	char		path[1024];
+	FILE	   *f;
+	char	   *buf = malloc(1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
+	if ((f = fopen(path, "rb")) == NULL)
+	{
+		printf("Bail out! cannot open fixture %s\n", path);
+		exit(1);
+	}
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Adds a reading of the machine (used0 of limit0) and up to two cgroup levels */
+static void
+add3(int64_t at, int n, int64_t used0, int64_t limit0, int64_t used1, int64_t limit1,
+	 int64_t used2, int64_t limit2)
+{
+	pressure_reading r;
+
+	memset(&r, 0, sizeof(r));
+	r.at_ms = at;
+	r.nsources = n;
+	r.used[0] = used0;
+	r.limit[0] = limit0;
+	r.used[1] = used1;
+	r.limit[1] = limit1;
+	r.used[2] = used2;
+	r.limit[2] = limit2;
+	pressure_add_reading(&w, &r);
+}
+
+/* A machine-only reading, assessed with the usual thresholds */
+static const pressure_state *
+machine(int64_t at, int64_t used, int64_t limit)
+{
+	add3(at, 1, used, limit, 0, 0, 0, 0);
+	pressure_assess(&w, &usual);
+	return &w.state;
+}
+
+static void
+fresh(void)
+{
+	pressure_watch_init(&w);
+}
+
+static void
+test_names(void)
+{
+	ok(strcmp(pressure_level_name(PRESSURE_HIGH), "high") == 0 &&
+	   strcmp(pressure_level_name(PRESSURE_CRITICAL), "critical") == 0 &&
+	   pressure_level_name(PRESSURE_NONE) == NULL, "names: levels");
+	ok(strcmp(pressure_source_name(PRESSURE_FROM_MACHINE), "machine") == 0 &&
+	   strcmp(pressure_source_name(PRESSURE_FROM_CGROUP), "cgroup") == 0 &&
+	   pressure_source_name(PRESSURE_FROM_NONE) == NULL, "names: sources");
+}
+
+static void
+test_thresholds(void)
+{
+	const pressure_state *s;
+	pressure_thresholds low = {50, 60};
+
+	fresh();
+	pressure_assess(&w, &usual);
+	ok(w.state.level == PRESSURE_NONE && w.state.now == PRESSURE_NONE &&
+	   w.state.source == PRESSURE_FROM_NONE && w.state.used == -1 && w.state.limit == -1,
+	   "thresholds: no reading, no pressure");
+
+	fresh();
+	s = machine(1000, 749, 1000);
+	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_NONE,
+	   "thresholds: 74.9%% is no pressure");
+	is_i64(s->ms_to_limit, -1, "thresholds: one reading has no growth");
+
+	fresh();
+	s = machine(1000, 750, 1000);
+	ok(s->level == PRESSURE_HIGH && s->now == PRESSURE_HIGH, "thresholds: 75%% is high");
+	ok(s->source == PRESSURE_FROM_MACHINE && s->used == 750 && s->limit == 1000,
+	   "thresholds: its source and figures");
+
+	fresh();
+	s = machine(1000, 899, 1000);
+	ok(s->level == PRESSURE_HIGH, "thresholds: 89.9%% is high");
+
+	fresh();
+	s = machine(1000, 900, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_CRITICAL, "thresholds: 90%% is critical");
+
+	fresh();
+	s = machine(1000, 1200, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->used == 1200, "thresholds: past the limit is critical");
+
+	/* the thresholds given are the ones used */
+	fresh();
+	add3(1000, 1, 550, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &low);
+	ok(w.state.level == PRESSURE_HIGH, "thresholds: 55%% is high at a 50%% threshold");
+	fresh();
+	add3(1000, 1, 600, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &low);
+	ok(w.state.level == PRESSURE_CRITICAL, "thresholds: 60%% is critical at a 60%% one");
+}
+
+static void
+test_growth(void)
+{
+	const pressure_state *s;
+
+	/* 3000 -> 3500 of 8500 in 1 s: 5000 left at 0.5 a ms, 10 s */
+	fresh();
+	machine(0, 3000, 8500);
+	s = machine(1000, 3500, 8500);
+	ok(s->level == PRESSURE_HIGH && s->now == PRESSURE_HIGH && s->source == PRESSURE_FROM_MACHINE,
+	   "growth: 41%% used, the limit in 10 s, is high");
+	is_i64(s->ms_to_limit, 10000, "growth: ms to the limit");
+
+	/* 3000 -> 3499: 5001 left at 0.499 a ms, 10022 ms */
+	fresh();
+	machine(0, 3000, 8500);
+	s = machine(1000, 3499, 8500);
+	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE, "growth: the limit past 10 s is none");
+	is_i64(s->ms_to_limit, 10022, "growth: ms to the limit, past the horizon");
+
+	/* 1000 -> 1500 of 2500: 1000 left at 0.5 a ms, 2 s, at 60% */
+	fresh();
+	machine(0, 1000, 2500);
+	s = machine(1000, 1500, 2500);
+	ok(s->level == PRESSURE_CRITICAL, "growth: 60%% used, the limit in 2 s, is critical");
+	is_i64(s->ms_to_limit, 2000, "growth: ms to the limit, critical");
+
+	/* 1000 -> 1499: 1001 left at 0.499 a ms, 2006 ms */
+	fresh();
+	machine(0, 1000, 2500);
+	s = machine(1000, 1499, 2500);
+	ok(s->level == PRESSURE_HIGH, "growth: the limit just past 2 s is high");
+	is_i64(s->ms_to_limit, 2006, "growth: ms to the limit, just past 2 s");
+
+	/* shrinking or flat: no growth */
+	fresh();
+	machine(0, 700, 1000);
+	s = machine(1000, 600, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1, "growth: shrinking is none");
+	fresh();
+	machine(0, 700, 1000);
+	s = machine(1000, 700, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1, "growth: flat is none");
+}
+
+static void
+test_growth_window(void)
+{
+	const pressure_state *s;
+
+	/* 199 ms apart: too short a stretch to measure the growth */
+	fresh();
+	machine(0, 400, 1000);
+	s = machine(199, 700, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1,
+	   "window: readings less than %d ms apart have no growth", PRESSURE_RATE_MIN_MS);
+	/* 200 ms apart: 300 left at 1.5 a ms */
+	fresh();
+	machine(0, 400, 1000);
+	s = machine(200, 700, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->ms_to_limit == 200,
+	   "window: readings %d ms apart have", PRESSURE_RATE_MIN_MS);
+
+	/* the oldest reading within the last second is the start */
+	fresh();
+	machine(0, 400, 1000);
+	machine(500, 700, 1000);
+	s = machine(1000, 700, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->ms_to_limit == 1000,
+	   "window: growth from the oldest reading of the last second (not the newest before)");
+
+	/* a growth older than the window is gone */
+	fresh();
+	machine(0, 100, 1000);
+	machine(1100, 500, 1000);
+	s = machine(2100, 500, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1,
+	   "window: growth more than a second ago does not count");
+
+	/* the limit changed between the readings */
+	fresh();
+	machine(0, 400, 1000);
+	s = machine(1000, 700, 1001);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1, "window: a changed limit has no growth");
+
+	/* unreadable at the start of the window */
+	fresh();
+	machine(0, -1, 1000);
+	s = machine(1000, 700, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1,
+	   "window: growth from an unreadable reading does not count");
+
+	/* a clock that went back: nothing later than now counts */
+	fresh();
+	machine(0, 100, 1000);
+	machine(5000, 100, 1000);
+	s = machine(1000, 700, 1000);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit == -1,
+	   "window: a later reading ends it (the one before it does not start it)");
+
+	/* the ring wraps: 40 readings, the newest 32 kept */
+	fresh();
+	for (int i = 0; i < 40; i++)
+		machine(i * 100, 100, 1000);
+	s = machine(4000, 700, 1000);
+	ok(w.nrecent == PRESSURE_RECENT && s->level == PRESSURE_CRITICAL && s->ms_to_limit == 500,
+	   "window: after the ring wraps (300 left at 0.6 a ms)");
+
+	/*
+	 * A limit far beyond the memory (a v2 memory.max set to 4 EiB): growing
+	 * slowly it is years away, not negative (a double past INT64_MAX cast to
+	 * an int64_t)
+	 */
+	fresh();
+	machine(0, 1000, INT64_C(1) << 62);
+	s = machine(1000, 1001, INT64_C(1) << 62);
+	ok(s->level == PRESSURE_NONE && s->ms_to_limit > 0,
+	   "window: a far limit at a slow growth is far, not negative (%lld)", (long long) s->ms_to_limit);
+}
+
+static void
+test_hold(void)
+{
+	const pressure_state *s;
+
+	fresh();
+	machine(0, 800, 1000);
+	s = machine(100, 100, 1000);
+	ok(s->level == PRESSURE_HIGH && s->now == PRESSURE_NONE, "hold: high holds after its cause ends");
+	ok(s->source == PRESSURE_FROM_MACHINE && s->used == 100 && s->limit == 1000 &&
+	   s->ms_to_limit == -1, "hold: the held source's figures, as they are now");
+	s = machine(PRESSURE_HOLD_MS - 1, 100, 1000);
+	ok(s->level == PRESSURE_HIGH, "hold: still %d ms after", PRESSURE_HOLD_MS - 1);
+	s = machine(PRESSURE_HOLD_MS, 100, 1000);
+	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_NONE,
+	   "hold: dropped %d ms after", PRESSURE_HOLD_MS);
+
+	/* the hold is from the cause's last reading */
+	fresh();
+	machine(0, 800, 1000);
+	machine(3000, 800, 1000);
+	s = machine(3000 + PRESSURE_HOLD_MS - 1, 100, 1000);
+	ok(s->level == PRESSURE_HIGH, "hold: from the last reading that raised it");
+
+	/* critical, then high for 3 s, then nothing */
+	fresh();
+	machine(0, 950, 1000);
+	s = machine(3000, 800, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_HIGH, "hold: critical held over high");
+	s = machine(3100, 100, 1000);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE, "hold: critical held over none");
+	s = machine(PRESSURE_HOLD_MS, 100, 1000);
+	ok(s->level == PRESSURE_HIGH, "hold: critical's ends, high's stands (from 3 s)");
+	s = machine(3000 + PRESSURE_HOLD_MS - 1, 100, 1000);
+	ok(s->level == PRESSURE_HIGH, "hold: high's still stands");
+	s = machine(3000 + PRESSURE_HOLD_MS, 100, 1000);
+	ok(s->level == PRESSURE_NONE, "hold: then it drops");
+
+	/* raised from growth alone, held the same */
+	fresh();
+	machine(0, 1000, 2500);
+	machine(1000, 1500, 2500);
+	s = machine(1500, 1500, 2500);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE, "hold: a growth-raised level holds");
+}
+
+static void
+test_sources(void)
+{
+	const pressure_state *s = &w.state;
+
+	/* cgroup level 2 is critical, level 1 high, the machine easy */
+	fresh();
+	add3(1000, 3, 500, 1000, 800, 1000, 950, 1000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->source == PRESSURE_FROM_CGROUP && s->used == 950 &&
+	   s->limit == 1000, "sources: the critical cgroup level wins");
+
+	fresh();
+	add3(1000, 3, 950, 1000, 800, 1000, 1700, 2000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->source == PRESSURE_FROM_MACHINE && s->used == 950 &&
+	   s->limit == 1000, "sources: the critical machine wins");
+
+	/* the same level: the larger share */
+	fresh();
+	add3(1000, 3, 800, 1000, 1700, 2000, 100, 1000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP && s->used == 1700 &&
+	   s->limit == 2000, "sources: at one level, the cgroup's 85%% over the machine's 80%%");
+	fresh();
+	add3(1000, 3, 860, 1000, 1700, 2000, 100, 1000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_HIGH && s->source == PRESSURE_FROM_MACHINE && s->used == 860,
+	   "sources: at one level, the machine's 86%% over the cgroup's 85%%");
+
+	/* a cgroup level raised by its growth alone, the machine easy */
+	fresh();
+	add3(0, 2, 100, 1000, 3000, 8500, 0, 0);
+	add3(1000, 2, 100, 1000, 3500, 8500, 0, 0);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP && s->used == 3500 &&
+	   s->ms_to_limit == 10000, "sources: a cgroup level high from its growth");
+
+	/* unreadable sources and levels without a limit are left out */
+	fresh();
+	add3(1000, 3, -1, 1000, 800, 1000, 990, -1);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP && s->used == 800,
+	   "sources: an unreadable machine and a level without a limit are left out");
+	fresh();
+	add3(1000, 3, 950, 1000, -1, 1000, -2, 1000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->source == PRESSURE_FROM_MACHINE && s->used == 950,
+	   "sources: unreadable cgroup levels are left out");
+	fresh();
+	add3(1000, 1, -1, -1, 0, 0, 0, 0);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_NONE && s->source == PRESSURE_FROM_NONE, "sources: nothing readable");
+
+	/* only nsources count: a stale figure past them is not a source */
+	fresh();
+	add3(1000, 1, 100, 1000, 990, 1000, 990, 1000);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_NONE, "sources: figures past nsources are not read");
+
+	/* held from a cgroup level, while the machine is easy */
+	fresh();
+	add3(0, 2, 100, 1000, 950, 1000, 0, 0);
+	pressure_assess(&w, &usual);
+	add3(100, 2, 300, 1000, 200, 1000, 0, 0);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_CGROUP &&
+	   s->used == 200, "sources: a hold names the level that raised it, as it is now");
+
+	/* held from a cgroup level that is gone (the levels looked up again) */
+	add3(2000, 1, 300, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &usual);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_CGROUP &&
+	   s->used == -1 && s->limit == -1, "sources: a hold names a level gone since, without figures");
+}
+
+static void
+test_cgroup_stat(void)
+{
+	size_t		len;
+	char	   *buf;
+	pressure_cgroup_stat st;
+	const char *v1 = "cgroup/linux-6.18-v1/memory.stat";
+	const char *v2 = "cgroup/v2-pressure/sys/fs/cgroup/pg.slice/memory.stat";
+
+	buf = slurp(v1, &len);
+	pressure_parse_cgroup_stat(buf, len, 1, &st);
+	is_i64(st.inactive_file, 557056, "stat v1: total_inactive_file (captured)");
+	is_i64(st.slab_reclaimable, 0, "stat v1: no slab_reclaimable");
+	pressure_parse_cgroup_stat(buf, len, 2, &st);
+	ok(st.inactive_file == 557056 && st.slab_reclaimable == PROCFS_MISSING,
+	   "stat v1 read as v2: inactive_file, but no slab_reclaimable");
+	free(buf);
+
+	buf = slurp(v2, &len);
+	pressure_parse_cgroup_stat(buf, len, 2, &st);
+	is_i64(st.inactive_file, 301989888, "stat v2: inactive_file");
+	is_i64(st.slab_reclaimable, 18874368, "stat v2: slab_reclaimable (not slab, not slab_unreclaimable)");
+	pressure_parse_cgroup_stat(buf, len, 1, &st);
+	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == 0,
+	   "stat v2 read as v1: no total_inactive_file");
+	free(buf);
+
+	buf = slurp("cgroup/v1/sys/fs/cgroup/memory/docker/abc/memory.stat", &len);
+	pressure_parse_cgroup_stat(buf, len, 1, &st);
+	ok(st.inactive_file == PROCFS_MISSING, "stat v1: a file without total_inactive_file");
+	free(buf);
+
+#define PARSE(text, version) pressure_parse_cgroup_stat(text, strlen(text), version, &st)
+	PARSE("inactive_file 1\ntotal_inactive_file 2\n", 1);
+	is_i64(st.inactive_file, 2, "stat v1: the hierarchical figure, not the cgroup's own");
+	PARSE("", 2);
+	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING, "stat v2: empty");
+	PARSE("inactive_file 5\ninactive_file 7\nslab_reclaimable 3", 2);
+	ok(st.inactive_file == 5 && st.slab_reclaimable == 3,
+	   "stat v2: the first of a repeated key; no final newline");
+	PARSE("inactive_file 99999999999999999999\nslab_reclaimable 9223372036854775807\n", 2);
+	ok(st.inactive_file == PROCFS_INVALID && st.slab_reclaimable == INT64_MAX,
+	   "stat v2: past INT64_MAX is invalid, INT64_MAX is not");
+	PARSE("inactive_file -5\nslab_reclaimable 4 kB\n", 2);
+	ok(st.inactive_file == PROCFS_INVALID && st.slab_reclaimable == PROCFS_INVALID,
+	   "stat v2: a negative number, a unit are invalid");
+	PARSE("inactive_file\nslab_reclaimable\t4\ninactive_filex 4\n inactive_file 4\n", 2);
+	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING,
+	   "stat v2: no value, a tab, a longer key, a leading blank: none is the key");
+	PARSE("\x01\xff garbage\n\n\ninactive_file 12 \n", 2);
+	ok(st.inactive_file == 12, "stat v2: garbage lines, then a valid one");
+#undef PARSE
+}
+
+/* Points the watch at fixture levels (as find_levels would), with a machine */
+static void
+at_levels(int version, const char *a, const char *b)
+{
+	fresh();
+	w.cgroup.version = version;
+	w.cgroup_known = 1;
+	w.levels_found_ms = 1000;	/* looked up: not again before 11 s */
+	snprintf(w.level_dir[0], sizeof(w.level_dir[0]), "%s/%s", fixtures, a);
+	w.nlevels = 1;
+	if (b)
+	{
+		snprintf(w.level_dir[1], sizeof(w.level_dir[1]), "%s/%s", fixtures, b);
+		w.nlevels = 2;
+	}
+}
+
+static void
+test_tick_files(void)
+{
+	const pressure_reading *r;
+	const pressure_state *s;
+	pressure_thresholds never = {101, 101};
+	sysmem_meminfo mi;
+
+	at_levels(2, "cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres",
+			  "cgroup/v2-pressure/sys/fs/cgroup/pg.slice");
+	pressure_watch_tick(&w, 1000, &never);
+	r = &w.recent[w.newest];
+	is_i64(r->nsources, 3, "tick v2: the machine and two levels");
+	ok(r->used[1] == 0 && r->limit[1] == 400000000,
+	   "tick v2: a level whose reclaimable part passes its use uses 0");
+	is_i64(r->used[2], INT64_C(734003200) - 301989888 - 18874368,
+		   "tick v2: memory.current - inactive_file - slab_reclaimable");
+	is_i64(r->limit[2], INT64_C(1073741824), "tick v2: memory.max");
+	ok(sysmem_read_meminfo(&mi) == PROCFS_OK && r->limit[0] == mi.mem_total && r->used[0] > 0 &&
+	   r->used[0] <= r->limit[0], "tick: the machine's MemTotal, and a use within it");
+
+	at_levels(1, "cgroup/linux-6.18-v1", "cgroup/v1-limited");
+	pressure_watch_tick(&w, 1000, &never);
+	r = &w.recent[w.newest];
+	ok(r->used[1] == PROCFS_MISSING && r->limit[1] == PROCFS_MISSING,
+	   "tick v1: a captured unlimited level (9223372036854771712) has no limit");
+	is_i64(r->used[2], INT64_C(13000704) - 557056, "tick v1: usage_in_bytes - total_inactive_file");
+	is_i64(r->limit[2], 16777216, "tick v1: limit_in_bytes");
+
+	at_levels(2, "cgroup/no-such-dir", NULL);
+	pressure_watch_tick(&w, 1000, &never);
+	r = &w.recent[w.newest];
+	ok(r->nsources == 2 && r->used[1] == PROCFS_MISSING, "tick: a missing level is unreadable");
+
+	/* this process's own: whatever its cgroup, the machine is read */
+	fresh();
+	s = pressure_watch_tick(&w, 1000, &usual);
+	r = &w.recent[w.newest];
+	ok(w.levels_found_ms == 1000 && r->nsources == 1 + w.nlevels && r->used[0] > 0,
+	   "tick: this process's watch (%d cgroup levels, level %d)", w.nlevels, (int) s->level);
+}
+
+int
+main(int argc, char **argv)
+{
+	fixtures = argc > 1 ? argv[1] : "test/fixtures";
+	test_names();
+	test_thresholds();
+	test_growth();
+	test_growth_window();
+	test_hold();
+	test_sources();
+	test_cgroup_stat();
+	test_tick_files();
+	return tap_done();
+}

@@ -1,0 +1,252 @@
+/*
+ * test_reuse.c
+ *		Unit tests of when a process's figures may be reused (TAP; run by
+ *		`make unit`).
+ *
+ * Fixtures: linux-6.18-vmstat was captured from /proc/vmstat;
+ * handmade/vmstat-moved gives each counter its own power of two, so a sum
+ * tells exactly which counters went into it; linux-6.18-threads/stat is a
+ * python3 with four threads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reuse.h"
+#include "tap.h"
+
+static const char *fixtures;
+
+static char *
+slurp(const char *rel, size_t *len)
+{
+	char		path[1024];
+	FILE	   *f;
+	char	   *buf = malloc(1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
+	if ((f = fopen(path, "rb")) == NULL)
+	{
+		printf("Bail out! cannot open fixture %s\n", path);
+		exit(1);
+	}
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The counters of a 6.18 kernel's /proc/vmstat that count moved pages */
+static const char *const moved[] = {
+	"pgsteal_kswapd", "pgsteal_direct", "pgsteal_khugepaged", "pgsteal_proactive",
+	"pgsteal_anon", "pgsteal_file", "pgdemote_kswapd", "pgdemote_direct",
+	"pgdemote_khugepaged", "pgdemote_proactive", "pgpromote_success", "pswpout", "zswpout",
+	"pgmigrate_success", "thp_split_page", "thp_split_page_failed", "thp_split_pmd",
+	"thp_split_pud", "thp_deferred_split_page", "thp_underused_split_page",
+	"thp_collapse_alloc", "thp_migration_split", "drop_pagecache", "drop_slab",
+};
+
+/* Counters and near names that count no moved page */
+static const char *const still[] = {
+	"pgsteal", "pgsteal_", "pgdemote", "pgpromote_candidate", "pgpromote_successes", "pswpin",
+	"zswpin", "zswpwb", "pgmigrate_fail", "thp_collapse_alloc_failed", "thp_split_",
+	"thp_migration_success", "thp_fault_alloc", "thp_deferred_split_page_x", "nr_free_pages",
+	"pgscan_kswapd", "pgfault", "numa_pages_migrated", "drop_pagecache_x", "PGSTEAL_FILE",
+	"workingset_refault_file", "",
+};
+
+static int
+listed(const char *name)
+{
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+		if (strcmp(moved[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The sum of the listed counters in a vmstat text, read without reuse.c */
+static uint64_t
+sum_listed(const char *text, int *nfound)
+{
+	const char *p = text;
+	uint64_t	sum = 0;
+	char		name[128];
+	unsigned long long v;
+	int			used;
+
+	*nfound = 0;
+	while (sscanf(p, "%127s %llu%n", name, &v, &used) == 2)
+	{
+		if (listed(name))
+		{
+			sum += v;
+			(*nfound)++;
+		}
+		p += used;
+	}
+	return sum;
+}
+
+static void
+test_moved_counter(void)
+{
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+		ok(reuse_moved_counter(moved[i], strlen(moved[i])), "counter: %s moves pages", moved[i]);
+	for (size_t i = 0; i < sizeof(still) / sizeof(still[0]); i++)
+		ok(!reuse_moved_counter(still[i], strlen(still[i])), "counter: '%s' does not", still[i]);
+	/* the length given is the key */
+	ok(reuse_moved_counter("pgsteal_file 12", 12), "counter: the length bounds the key");
+	ok(!reuse_moved_counter("pswpout", 4), "counter: 'pswp' of pswpout is not pswpout");
+	ok(!reuse_moved_counter("thp_collapse_alloc_failed", 19),
+	   "counter: 'thp_collapse_alloc_' is not thp_collapse_alloc");
+	ok(reuse_moved_counter("thp_collapse_alloc_failed", 18),
+	   "counter: the first 18 bytes of thp_collapse_alloc_failed are thp_collapse_alloc");
+}
+
+static void
+test_sum_moved(void)
+{
+	size_t		len;
+	char	   *buf;
+	int			n;
+
+	buf = slurp("handmade/vmstat-moved", &len);
+	is_i64((int64_t) reuse_sum_moved(buf, len), (int64_t) sum_listed(buf, &n),
+		   "sum: the hand-made vmstat, against the list");
+	is_i64(n, 24, "sum: the hand-made vmstat has all 24 listed counters");
+	/* bits 0..23 are the moved counters, 24.. the others */
+	is_i64((int64_t) reuse_sum_moved(buf, len), (INT64_C(1) << 24) - 1,
+		   "sum: exactly the moved counters' bits");
+	free(buf);
+
+	buf = slurp("linux-6.18-vmstat", &len);
+	is_i64((int64_t) reuse_sum_moved(buf, len), (int64_t) sum_listed(buf, &n),
+		   "sum: the captured vmstat, against the list");
+	is_i64(n, 24, "sum: the captured vmstat has all 24 listed counters");
+	/* pswpout 20374 + pgsteal_anon 16166 + pgsteal_file 19974739 + drop_pagecache 1 +
+	 * drop_slab 2 + thp_collapse_alloc 21 + thp_deferred_split_page 964 + thp_split_pmd 964 */
+	is_i64((int64_t) reuse_sum_moved(buf, len), 20013231, "sum: the captured vmstat's figure");
+	/* a cut text: counters past the cut are not read */
+	ok(reuse_sum_moved(buf, (size_t) (strstr(buf, "pgsteal_file ") - buf)) ==
+	   20013231 - 19974739 - 1 - 2 - 21 - 964 - 964,
+	   "sum: the length bounds the text");
+	free(buf);
+
+#define SUM(text) ((int64_t) reuse_sum_moved(text, strlen(text)))
+	is_i64(SUM(""), 0, "sum: empty");
+	is_i64(SUM("pswpout 5"), 5, "sum: no final newline");
+	is_i64(SUM("pswpout 5\npswpout 7\n"), 12, "sum: a repeated counter adds");
+	is_i64(SUM("pswpout  5 \n"), 5, "sum: blanks around the number");
+	is_i64(SUM("pswpout -5\npswpout 5 kB\npswpout 99999999999999999999\npswpout\npswpout\t5\n"
+			   "pswpout x\n"), 0,
+		   "sum: a negative number, a unit, past INT64_MAX, no value, a tab, a word: none counts");
+	is_i64(SUM("\xff\x01 3\n\npswpout 4\n"), 4, "sum: garbage, then a counter");
+	/* unsigned: two INT64_MAX and 2 wrap to 0, with no trap */
+	is_i64(SUM("pswpout 9223372036854775807\nzswpout 9223372036854775807\ndrop_slab 2\n"), 0,
+		   "sum: wraps modulo 2^64");
+#undef SUM
+}
+
+static void
+test_moved_equal(void)
+{
+	reuse_moved a = {100, 5, 7};
+	reuse_moved b = a;
+	reuse_moved none = {100, -1, -1};
+	reuse_moved none2 = none;
+	reuse_moved m;
+
+	ok(reuse_moved_equal(&a, &b), "equal: the same readings");
+	b.vmstat++;
+	ok(!reuse_moved_equal(&a, &b), "equal: vmstat moved");
+	b = a;
+	b.ksm_shared++;
+	ok(!reuse_moved_equal(&a, &b), "equal: KSM pages_shared moved");
+	b = a;
+	b.ksm_sharing--;
+	ok(!reuse_moved_equal(&a, &b), "equal: KSM pages_sharing moved");
+	ok(reuse_moved_equal(&none, &none2), "equal: without KSM");
+	none2.ksm_shared = 0;
+	ok(!reuse_moved_equal(&none, &none2), "equal: KSM appeared");
+
+	ok(reuse_read_moved(&m) == PROCFS_OK && m.vmstat > 0 && m.ksm_shared >= -1 &&
+	   m.ksm_sharing >= -1, "equal: this machine's (%llu moved)", (unsigned long long) m.vmstat);
+}
+
+static void
+test_process_unchanged(void)
+{
+	size_t		len;
+	char	   *buf;
+	procfs_stat id;
+	procfs_stat base;
+	procfs_schedstat sched = {49464430, 36};
+	procfs_schedstat s2;
+	reuse_mark then;
+	const int64_t t0 = 1000000;
+
+	memset(&base, 0, sizeof(base));
+	base.state = 'S';
+	base.ppid = 19354;
+	base.threads = 1;
+	base.starttime = 3492926;
+	then.starttime = 3492926;
+	then.sched = sched;
+
+	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0 + 1000), "unchanged: asleep, the same");
+	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0), "unchanged: read at the same ms");
+	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS - 1),
+	   "unchanged: %d ms after", REUSE_MAX_AGE_MS - 1);
+	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS),
+	   "unchanged: not %d ms after", REUSE_MAX_AGE_MS);
+	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 - 1), "unchanged: not before it was read");
+
+	id = base;
+	id.starttime++;
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: another start time");
+	id = base;
+	id.state = 'R';
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: running");
+	id.state = 'D';
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: in disk sleep");
+	id.state = 'T';
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: stopped");
+	id.state = 'Z';
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: a zombie");
+	id = base;
+	id.threads = 2;
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: two threads");
+	id.threads = PROCFS_MISSING;
+	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: threads unknown");
+
+	s2 = sched;
+	s2.runtime_ns++;
+	ok(!reuse_process_unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: 1 ns more on a CPU");
+	s2 = sched;
+	s2.timeslices++;
+	ok(!reuse_process_unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: one timeslice more");
+	/* ppid is no condition: the start time names the process */
+	id = base;
+	id.ppid = 1;
+	ok(reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: ppid is no condition");
+
+	buf = slurp("linux-6.18-threads/stat", &len);
+	ok(procfs_parse_stat(buf, len, &id) == 0 && id.state == 'S' && id.starttime == then.starttime &&
+	   !reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   "unchanged: the captured sleeping python3 has four threads: never reused");
+	id.threads = 1;
+	ok(reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   "unchanged: the same with one thread would be");
+	free(buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	fixtures = argc > 1 ? argv[1] : "test/fixtures";
+	test_moved_counter();
+	test_sum_moved();
+	test_moved_equal();
+	test_process_unchanged();
+	return tap_done();
+}
