@@ -651,7 +651,8 @@ static bool
 single_record(const char *name)
 {
 	return strcmp(name, "stat") == 0 || strcmp(name, "status") == 0 ||
-		strcmp(name, "oom_score") == 0 || strcmp(name, "oom_score_adj") == 0;
+		strcmp(name, "oom_score") == 0 || strcmp(name, "oom_score_adj") == 0 ||
+		strcmp(name, "schedstat") == 0 || strcmp(name, "statm") == 0;
 }
 
 procfs_result
@@ -702,6 +703,33 @@ procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
 	procfs_result res = procfs_read_file(pid, "schedstat", buf, sizeof(buf), &len);
 
 	if (res == PROCFS_OK && procfs_parse_schedstat(buf, len, out) != 0)
+		res = PROCFS_UNREADABLE;
+	return res;
+}
+
+int
+procfs_parse_statm_resident(const char *buf, size_t len, int64_t *bytes)
+{
+	const char *p = buf;
+	const char *end = buf + len;
+	int64_t		size, resident;
+	long		page = sysconf(_SC_PAGESIZE);
+
+	if (parse_u63(&p, end, &size) != 0 || parse_u63(&p, end, &resident) != 0 ||
+		page <= 0 || resident > INT64_MAX / page)
+		return -1;
+	*bytes = resident * page;
+	return 0;
+}
+
+procfs_result
+procfs_read_statm_resident(pid_t pid, int64_t *bytes)
+{
+	char		buf[128];
+	size_t		len;
+	procfs_result res = procfs_read_file(pid, "statm", buf, sizeof(buf), &len);
+
+	if (res == PROCFS_OK && procfs_parse_statm_resident(buf, len, bytes) != 0)
 		res = PROCFS_UNREADABLE;
 	return res;
 }

@@ -146,6 +146,10 @@ typedef struct procfs_schedstat
 
 extern int	procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out);
 extern procfs_result procfs_read_schedstat(pid_t pid, procfs_schedstat *out);
+
+/* /proc/<pid>/statm's resident pages, in bytes: VmRSS from one short line */
+extern int	procfs_parse_statm_resident(const char *buf, size_t len, int64_t *bytes);
+extern procfs_result procfs_read_statm_resident(pid_t pid, int64_t *bytes);
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
 
 /* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */

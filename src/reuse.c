@@ -8,21 +8,29 @@
 
 #include <string.h>
 
-/* Counter names, whole or (ending in '_') as a prefix */
-static const char *const moved_counters[] = {
-	"pgsteal_",					/* reclaim: kswapd, direct, khugepaged, anon, file */
-	"pgdemote_",				/* demotion to a slower memory tier */
-	"pgpromote_success",
-	"pswpout",
-	"zswpout",
-	"pgmigrate_success",		/* compaction, NUMA balancing, hotplug */
-	"thp_split_",				/* page, pmd, pud */
-	"thp_deferred_split_page",
-	"thp_underused_split_page",
-	"thp_collapse_alloc",		/* khugepaged, MADV_COLLAPSE */
-	"thp_migration_split",
-	"drop_pagecache",
-	"drop_slab",
+/* Counter names, whole or (ending in '_') as a prefix, and what they move */
+typedef struct moved_counter
+{
+	const char *name;
+	reuse_moves moves;
+} moved_counter;
+
+static const moved_counter moved_counters[] = {
+	{"pgsteal_anon", REUSE_MOVES_ANON}, /* reclaim, by kind (Linux >= 5.8) */
+	{"pgsteal_file", REUSE_MOVES_FILE},
+	{"pgsteal_", REUSE_MOVES_ANY},	/* kswapd, direct, khugepaged, proactive */
+	{"pgdemote_", REUSE_MOVES_ANON},	/* demotion to a slower memory tier */
+	{"pgpromote_success", REUSE_MOVES_ANON},
+	{"pswpout", REUSE_MOVES_ANON},
+	{"zswpout", REUSE_MOVES_ANON},
+	{"pgmigrate_success", REUSE_MOVES_ANON},	/* compaction, NUMA balancing */
+	{"thp_split_", REUSE_MOVES_ANON},	/* page, pmd, pud */
+	{"thp_deferred_split_page", REUSE_MOVES_ANON},
+	{"thp_underused_split_page", REUSE_MOVES_ANON},
+	{"thp_collapse_alloc", REUSE_MOVES_ANON},	/* khugepaged, MADV_COLLAPSE */
+	{"thp_migration_split", REUSE_MOVES_ANON},
+	{"drop_pagecache", REUSE_MOVES_FILE},
+	{"drop_slab", REUSE_MOVES_FILE},
 };
 
 static int
@@ -35,35 +43,56 @@ matches(const char *key, size_t len, const char *name)
 	return len == n && memcmp(key, name, n) == 0;
 }
 
-int
+reuse_moves
 reuse_moved_counter(const char *key, size_t len)
 {
 	for (size_t i = 0; i < sizeof(moved_counters) / sizeof(moved_counters[0]); i++)
-		if (matches(key, len, moved_counters[i]))
-			return 1;
-	return 0;
+		if (matches(key, len, moved_counters[i].name))
+			return moved_counters[i].moves;
+	return REUSE_MOVES_NONE;
 }
 
-uint64_t
-reuse_sum_moved(const char *buf, size_t len)
+void
+reuse_sum_moved_by_kind(const char *buf, size_t len, uint64_t *anon, uint64_t *file)
 {
 	const char *p = buf;
 	const char *end = buf + len;
 	const char *line;
 	size_t		llen;
-	uint64_t	sum = 0;
+	uint64_t	any = 0;
+	int			by_kind = 0;
 
+	*anon = *file = 0;
 	while ((line = procfs_next_line(&p, end, &llen)) != NULL)
 	{
 		const char *sp = memchr(line, ' ', llen);
+		reuse_moves moves;
 		int64_t		v;
 
-		if (sp == NULL || !reuse_moved_counter(line, (size_t) (sp - line)))
+		if (sp == NULL ||
+			(moves = reuse_moved_counter(line, (size_t) (sp - line))) == REUSE_MOVES_NONE ||
+			procfs_parse_int(sp + 1, llen - (size_t) (sp + 1 - line), &v) != 0 || v <= 0)
 			continue;
-		if (procfs_parse_int(sp + 1, llen - (size_t) (sp + 1 - line), &v) == 0 && v > 0)
-			sum += (uint64_t) v;
+		if (moves == REUSE_MOVES_ANON)
+			*anon += (uint64_t) v;
+		else if (moves == REUSE_MOVES_FILE)
+			*file += (uint64_t) v;
+		else
+			any += (uint64_t) v;
+		by_kind |= matches(line, (size_t) (sp - line), "pgsteal_anon");
 	}
-	return sum;
+	/* reclaim's totals count file pages too: anon's own where the kernel has it */
+	if (!by_kind)
+		*anon += any;
+}
+
+uint64_t
+reuse_sum_moved(const char *buf, size_t len)
+{
+	uint64_t	anon, file;
+
+	reuse_sum_moved_by_kind(buf, len, &anon, &file);
+	return anon + file;
 }
 
 procfs_result
@@ -75,7 +104,7 @@ reuse_read_moved(reuse_moved *m)
 
 	if (res != PROCFS_OK)
 		return res;
-	m->vmstat = reuse_sum_moved(buf, len);
+	reuse_sum_moved_by_kind(buf, len, &m->anon, &m->file);
 	m->ksm_shared = sysmem_read_int("/sys/kernel/mm/ksm/pages_shared");
 	m->ksm_sharing = sysmem_read_int("/sys/kernel/mm/ksm/pages_sharing");
 	return PROCFS_OK;
@@ -84,7 +113,13 @@ reuse_read_moved(reuse_moved *m)
 int
 reuse_moved_equal(const reuse_moved *a, const reuse_moved *b)
 {
-	return a->vmstat == b->vmstat && a->ksm_shared == b->ksm_shared &&
+	return reuse_anon_unmoved(a, b) && a->file == b->file;
+}
+
+int
+reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b)
+{
+	return a->anon == b->anon && a->ksm_shared == b->ksm_shared &&
 		a->ksm_sharing == b->ksm_sharing;
 }
 

@@ -19,7 +19,10 @@
  *	  REUSE_MAX_AGE_MS ago;
  *	- the server: the postmaster did not run, and no process of the server
  *	  started or exited, since the last sample;
- *	- the machine: none of the counters reuse_moved_counter() names moved.
+ *	- the machine: none of the counters reuse_moved_counter() names moved;
+ *	  where only file pages did (reclaim of page cache, which a busy
+ *	  server's machine does all the time), every figure is reused but rss,
+ *	  read again.
  */
 #ifndef PROCMEM_REUSE_H
 #define PROCMEM_REUSE_H
@@ -34,23 +37,41 @@
 /*
  * Whether a /proc/vmstat counter counts pages moved, freed or remapped
  * under processes that need not run for it (reclaim, swap-out, THP splits
- * and collapses, migration, demotion, dropped caches).
+ * and collapses, migration, demotion, dropped caches), and which: anonymous
+ * memory (and shared memory, which reclaim counts with it) changes every
+ * figure; file pages only the resident set (rss), which one short read
+ * (/proc/PID/statm) gives again. Reclaim's totals (pgsteal_kswapd, ...)
+ * are REUSE_MOVES_ANY: anonymous where the kernel has no pgsteal_anon.
  */
-extern int	reuse_moved_counter(const char *key, size_t len);
+typedef enum reuse_moves
+{
+	REUSE_MOVES_NONE = 0,
+	REUSE_MOVES_ANON,
+	REUSE_MOVES_FILE,
+	REUSE_MOVES_ANY
+} reuse_moves;
 
-/* The sum of those counters in a /proc/vmstat text (they only grow) */
+extern reuse_moves reuse_moved_counter(const char *key, size_t len);
+
+/* The sums of those counters in a /proc/vmstat text, by kind (they only grow) */
+extern void reuse_sum_moved_by_kind(const char *buf, size_t len, uint64_t *anon,
+									uint64_t *file);
+/* ... and both together */
 extern uint64_t reuse_sum_moved(const char *buf, size_t len);
 
 /* The machine's: two equal readings, nothing moved in between */
 typedef struct reuse_moved
 {
-	uint64_t	vmstat;			/* reuse_sum_moved() of /proc/vmstat */
+	uint64_t	anon;			/* reuse_sum_moved_by_kind() of /proc/vmstat */
+	uint64_t	file;
 	int64_t		ksm_shared;		/* KSM's pages_shared, pages_sharing: */
 	int64_t		ksm_sharing;	/* merges and unmerges; -1 without KSM */
 } reuse_moved;
 
 extern procfs_result reuse_read_moved(reuse_moved *m);
+/* Nothing moved; no anonymous page moved (file pages may have) */
 extern int	reuse_moved_equal(const reuse_moved *a, const reuse_moved *b);
+extern int	reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b);
 
 /* What a process's reuse compares, from its last fresh read and from now */
 typedef struct reuse_mark

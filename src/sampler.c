@@ -141,6 +141,7 @@ typedef struct sample_state
 	int64		at_ms;			/* monotonic */
 	/* reuse: whether the server's and the machine's conditions hold */
 	bool		may_reuse;
+	bool		reread_rss;		/* ... but file pages moved: rss is read again */
 	procmem_options walk_opt;	/* the walk's options, for a read again */
 	cached	   *reads;			/* this sample's, for the next: one per process entry */
 	procmem_membership *kinds;	/* ... and how each is a member */
@@ -372,6 +373,25 @@ read_oom_score(pid_t pid, history_process *p)
 	return true;
 }
 
+/*
+ * Where file pages moved since the last sample, a reused process's rss
+ * read again (/proc/PID/statm); false when it has gone.
+ */
+static bool
+reread_rss(const sample_state *st, pid_t pid, int64 *rss)
+{
+	int64		v;
+	procfs_result res;
+
+	if (!st->reread_rss)
+		return true;
+	res = procfs_read_statm_resident(pid, &v);
+	if (res == PROCFS_GONE)
+		return false;
+	*rss = res == PROCFS_OK ? v : -1;
+	return true;
+}
+
 /* A procmem_visit_fn: one process's entry */
 static bool
 sample_process(void *dest, pid_t pid, procmem_membership kind,
@@ -411,12 +431,13 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		p->rss = c->rss;
 		p->swap = c->swap;
 		strlcpy(title, c->title, sizeof(title));
-		if (!read_oom_score(pid, p))
+		if (!read_oom_score(pid, p) || !reread_rss(st, pid, &p->rss))
 		{
 			st->n--;
 			return false;
 		}
 		st->reads[st->n - 1] = *c;	/* the same read, its mark and its age */
+		st->reads[st->n - 1].rss = p->rss;
 	}
 	else
 	{
@@ -429,7 +450,13 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		if (o.want_cmdline)
 			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		if (c)
-			check_one(&st->check, pid, c, p);
+		{
+			/* what reuse would have given: the last read's, rss read again */
+			cached		would = *c;
+
+			if (reread_rss(st, pid, &would.rss))
+				check_one(&st->check, pid, &would, p);
+		}
 		st->reads[st->n - 1].pid = pid;
 		st->reads[st->n - 1].mark = mark;
 		st->reads[st->n - 1].read_ms = st->at_ms;
@@ -536,11 +563,12 @@ fit_ring(sample_state *st)
 
 /*
  * Whether the server's and the machine's conditions for reuse hold since
- * the last sample: the postmaster did not run, nothing moved pages. What
- * it read is what the next sample compares with.
+ * the last sample: the postmaster did not run, no anonymous page moved;
+ * *reread_rss: file pages moved (reclaim of page cache), so rss is read
+ * again. What it read is what the next sample compares with.
  */
 static bool
-begin_reuse(void)
+begin_reuse(bool *reread_rss)
 {
 	procfs_schedstat pm;
 	reuse_moved moved;
@@ -548,15 +576,16 @@ begin_reuse(void)
 		reuse_read_moved(&moved) == PROCFS_OK;
 	bool		ok = read && sample_reuse && reuse.valid &&
 		pm.runtime_ns == reuse.pm.runtime_ns && pm.timeslices == reuse.pm.timeslices &&
-		reuse_moved_equal(&moved, &reuse.moved);
+		reuse_anon_unmoved(&moved, &reuse.moved);
 
+	*reread_rss = ok && !reuse_moved_equal(&moved, &reuse.moved);
 	reuse.valid = false;		/* until this sample is kept for the next */
 	if (read)
 	{
 		reuse.pm = pm;
 		reuse.moved = moved;
 	}
-	return ok && read;
+	return ok;
 }
 
 /* The same processes as the last sample, none started or exited (pid and start time) */
@@ -659,7 +688,7 @@ take_sample(MemoryContext cxt, const pressure_state *pressure)
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
-	st.may_reuse = begin_reuse();
+	st.may_reuse = begin_reuse(&st.reread_rss);
 	/* where /proc hides the server, the system figures only: said once */
 	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))
 	{

@@ -261,6 +261,31 @@ parse_stat_text(const char *text, procfs_stat *st)
  * linux-6.18-threads was read from a python3 sleeping with three threads
  * beside its main one (its status says Threads: 4).
  */
+/* /proc/<pid>/statm's resident pages: VmRSS, from this process's own files */
+static void
+test_statm(void)
+{
+	int64_t		rss = -1;
+	int64_t		page = sysconf(_SC_PAGESIZE);
+	procfs_status st;
+	procfs_fieldset fs = keys_fieldset(&keys_status, &st);
+
+	ok(procfs_parse_statm_resident("100 25 3 1 0 40 0\n", 19, &rss) == 0 && rss == 25 * page,
+	   "statm: the second field, in pages");
+	ok(procfs_parse_statm_resident("100\n", 4, &rss) != 0, "statm: one field fails");
+	ok(procfs_parse_statm_resident("100 x 3\n", 8, &rss) != 0, "statm: a word fails");
+	ok(procfs_parse_statm_resident("1 9223372036854775807 0\n", 24, &rss) != 0,
+	   "statm: pages past INT64_MAX bytes fail");
+	procfs_fields_init(&fs);
+	/* twice: the first status read may fault in pages the second sees */
+	(void) procfs_read_lines(getpid(), "status", procfs_fields_line, &fs);
+	ok(procfs_read_statm_resident(getpid(), &rss) == PROCFS_OK &&
+	   procfs_read_lines(getpid(), "status", procfs_fields_line, &fs) == PROCFS_OK &&
+	   rss > 0 && llabs(rss - st.vm_rss) <= 64 * 1024,
+	   "statm: this process's resident set is its VmRSS (%lld, %lld)", (long long) rss,
+	   (long long) st.vm_rss);
+}
+
 static void
 test_threads_and_schedstat(void)
 {
@@ -656,5 +681,6 @@ main(int argc, char **argv)
 	test_lines();
 	test_overhead_methods();
 	test_live();
+	test_statm();
 	return tap_done();
 }
