@@ -82,9 +82,9 @@ SELECT CASE WHEN (SELECT sample FROM reuse) IS NULL
 			WHERE h.reused AND NOT EXISTS (
 				SELECT FROM h AS b
 				WHERE b.sample = h.sample - 1 AND b.pid = h.pid
-				  AND (b.overhead, b.private_anon, b.page_tables, b.rss, b.swap)
-					  IS NOT DISTINCT FROM (h.overhead, h.private_anon, h.page_tables, h.rss, h.swap))),
-		   0::bigint, '... each with the figures of the same process at the sample before')) END;
+				  AND (b.overhead, b.private_anon, b.page_tables, b.swap)
+					  IS NOT DISTINCT FROM (h.overhead, h.private_anon, h.page_tables, h.swap))),
+		   0::bigint, '... each with the figures of the same process at the sample before (but rss, read again where page cache was reclaimed)')) END;
 
 SELECT * FROM finish();
 ROLLBACK;
