@@ -429,11 +429,25 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		if (o.want_cmdline)
 			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		if (c)
+		{
+			/*
+			 * The next sample checks against the same read, as reuse
+			 * would have kept it (up to REUSE_MAX_AGE_MS old), not against
+			 * this one: what drifts over many intervals shows. Where this
+			 * sample's conditions fail after all (a process started or
+			 * exited during it), the postmaster ran, and the next sample
+			 * reads every process afresh.
+			 */
 			check_one(&st->check, pid, c, p);
-		st->reads[st->n - 1].pid = pid;
-		st->reads[st->n - 1].mark = mark;
-		st->reads[st->n - 1].read_ms = st->at_ms;
-		remember(&st->reads[st->n - 1], p, title);
+			st->reads[st->n - 1] = *c;
+		}
+		else
+		{
+			st->reads[st->n - 1].pid = pid;
+			st->reads[st->n - 1].mark = mark;
+			st->reads[st->n - 1].read_ms = st->at_ms;
+			remember(&st->reads[st->n - 1], p, title);
+		}
 	}
 	st->kinds[st->n - 1] = kind;
 
