@@ -451,16 +451,26 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		if (c)
 		{
-			/* what reuse would have given: the last read's, rss read again */
+			/*
+			 * What reuse would have given: the last read's, rss read
+			 * again. The next sample checks against it too, as reuse
+			 * would have kept it (up to REUSE_MAX_AGE_MS old), not
+			 * against this sample's read: what drifts over many
+			 * intervals shows.
+			 */
 			cached		would = *c;
 
 			if (reread_rss(st, pid, &would.rss))
 				check_one(&st->check, pid, &would, p);
+			st->reads[st->n - 1] = would;
 		}
-		st->reads[st->n - 1].pid = pid;
-		st->reads[st->n - 1].mark = mark;
-		st->reads[st->n - 1].read_ms = st->at_ms;
-		remember(&st->reads[st->n - 1], p, title);
+		else
+		{
+			st->reads[st->n - 1].pid = pid;
+			st->reads[st->n - 1].mark = mark;
+			st->reads[st->n - 1].read_ms = st->at_ms;
+			remember(&st->reads[st->n - 1], p, title);
+		}
 	}
 	st->kinds[st->n - 1] = kind;
 
@@ -646,12 +656,13 @@ static int32
 end_reuse(sample_state *st, bool conditions_held)
 {
 	int32		reused = 0;
+	bool		members_kept = !conditions_held || same_members(st);
 
-	if (conditions_held && !same_members(st))
+	if (!members_kept)
 		read_reused_again(st);
 	for (uint32 i = 1; i < st->n; i++)
 		reused += (st->e[i].u.proc.settings.entry_flags & HISTORY_PROC_REUSED) != 0;
-	if (check_reuse && st->check.checked > 0 && (!conditions_held || same_members(st)))
+	if (check_reuse && st->check.checked > 0 && members_kept)
 		ereport(LOG,
 				(errmsg("pg_procmem reuse check: %d reusable, %d more than 8 kB off, %d more than 64 kB off, largest %lld bytes (pid %d, %s)",
 						st->check.checked, st->check.over_8k, st->check.over_64k,
@@ -662,7 +673,8 @@ end_reuse(sample_state *st, bool conditions_held)
 	reuse.nlast = (int) st->n - 1;
 	reuse.last = MemoryContextAlloc(reuse.cxt, sizeof(cached) * Max(reuse.nlast, 1));
 	memcpy(reuse.last, st->reads + 1, sizeof(cached) * reuse.nlast);
-	reuse.valid = true;
+	/* checking, the reads kept are not those read again: the next reads all */
+	reuse.valid = members_kept || !check_reuse;
 	return reused;
 }
 
