@@ -265,6 +265,7 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 	out->state = 0;
 	out->ppid = PROCFS_MISSING;
 	out->threads = PROCFS_MISSING;
+	out->faults = 0;
 	out->start_stack = out->start_brk = 0;
 	for (;;)
 	{
@@ -277,12 +278,14 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 			out->state = *p;
 			p++;
 		}
-		else if (field == 4 || field == 20 || field == 22)
+		else if (field == 4 || field == 10 || field == 12 || field == 20 || field == 22)
 		{
 			if (parse_u63(&p, end, &v) != 0)
 				return -1;
 			if (field == 4)
 				out->ppid = v;
+			else if (field == 10 || field == 12)
+				out->faults += (uint64_t) v;	/* compared for equality only */
 			else if (field == 20)
 				out->threads = v;
 			else
@@ -708,28 +711,30 @@ procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
 }
 
 int
-procfs_parse_statm_resident(const char *buf, size_t len, int64_t *bytes)
+procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
 {
 	const char *p = buf;
 	const char *end = buf + len;
-	int64_t		size, resident;
+	int64_t		size, resident, shared;
 	long		page = sysconf(_SC_PAGESIZE);
 
 	if (parse_u63(&p, end, &size) != 0 || parse_u63(&p, end, &resident) != 0 ||
-		page <= 0 || resident > INT64_MAX / page)
+		parse_u63(&p, end, &shared) != 0 || page <= 0 ||
+		resident > INT64_MAX / page || shared > resident)
 		return -1;
-	*bytes = resident * page;
+	out->resident = resident * page;
+	out->shared = shared * page;
 	return 0;
 }
 
 procfs_result
-procfs_read_statm_resident(pid_t pid, int64_t *bytes)
+procfs_read_statm(pid_t pid, procfs_statm *out)
 {
 	char		buf[128];
 	size_t		len;
 	procfs_result res = procfs_read_file(pid, "statm", buf, sizeof(buf), &len);
 
-	if (res == PROCFS_OK && procfs_parse_statm_resident(buf, len, bytes) != 0)
+	if (res == PROCFS_OK && procfs_parse_statm(buf, len, out) != 0)
 		res = PROCFS_UNREADABLE;
 	return res;
 }

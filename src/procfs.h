@@ -120,6 +120,7 @@ typedef struct procfs_stat
 	char		state;			/* R, S, D, Z, X, ... */
 	int64_t		ppid;
 	int64_t		threads;		/* field 20 */
+	uint64_t	faults;			/* minflt + majflt (fields 10, 12): page faults */
 	uint64_t	starttime;		/* clock ticks after boot */
 	/* where the stack and the heap begin: 0 when the kernel hides them */
 	uint64_t	start_stack;	/* field 28 */
@@ -147,9 +148,18 @@ typedef struct procfs_schedstat
 extern int	procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out);
 extern procfs_result procfs_read_schedstat(pid_t pid, procfs_schedstat *out);
 
-/* /proc/<pid>/statm's resident pages, in bytes: VmRSS from one short line */
-extern int	procfs_parse_statm_resident(const char *buf, size_t len, int64_t *bytes);
-extern procfs_result procfs_read_statm_resident(pid_t pid, int64_t *bytes);
+/*
+ * /proc/<pid>/statm's resident pages and those of them backed by a file or
+ * shared memory, in bytes: VmRSS, and VmRSS - RssAnon, from one short line
+ */
+typedef struct procfs_statm
+{
+	int64_t		resident;
+	int64_t		shared;
+} procfs_statm;
+
+extern int	procfs_parse_statm(const char *buf, size_t len, procfs_statm *out);
+extern procfs_result procfs_read_statm(pid_t pid, procfs_statm *out);
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
 
 /* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */

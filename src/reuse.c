@@ -123,6 +123,31 @@ reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b)
 		a->ksm_sharing == b->ksm_sharing;
 }
 
+procfs_result
+reuse_read_postmaster(pid_t pid, reuse_postmaster *pm)
+{
+	procfs_stat st;
+	procfs_statm m;
+	procfs_result res;
+
+	if ((res = procfs_read_schedstat(pid, &pm->sched)) != PROCFS_OK ||
+		(res = procfs_read_stat(pid, &st)) != PROCFS_OK ||
+		(res = procfs_read_statm(pid, &m)) != PROCFS_OK)
+		return res;
+	pm->faults = st.faults;
+	pm->anon = m.resident - m.shared;
+	return PROCFS_OK;
+}
+
+int
+reuse_postmaster_still(const reuse_postmaster *then, const reuse_postmaster *now)
+{
+	if (now->sched.runtime_ns == then->sched.runtime_ns &&
+		now->sched.timeslices == then->sched.timeslices)
+		return 1;
+	return now->faults == then->faults && now->anon == then->anon;
+}
+
 int
 reuse_process_unchanged(const reuse_mark *then, int64_t then_ms, const procfs_stat *id,
 						const procfs_schedstat *sched, int64_t now_ms)

@@ -17,8 +17,9 @@
  *	  with the same time on a CPU to the nanosecond and the same number of
  *	  times put on one (/proc/PID/schedstat), read at most
  *	  REUSE_MAX_AGE_MS ago;
- *	- the server: the postmaster did not run, and no process of the server
- *	  started or exited, since the last sample;
+ *	- the server: the postmaster did not touch its memory
+ *	  (reuse_postmaster_still()), and no process of the server started or
+ *	  exited, since the last sample;
  *	- the machine: none of the counters reuse_moved_counter() names moved;
  *	  where only file pages did (reclaim of page cache, which a busy
  *	  server's machine does all the time), every figure is reused but rss,
@@ -72,6 +73,27 @@ extern procfs_result reuse_read_moved(reuse_moved *m);
 /* Nothing moved; no anonymous page moved (file pages may have) */
 extern int	reuse_moved_equal(const reuse_moved *a, const reuse_moved *b);
 extern int	reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b);
+
+/*
+ * The postmaster, as far as its children's pages go. It runs once a minute
+ * on its own (its checks of postmaster.pid), and a run that wrote no page
+ * and freed none changed no child's figures: a write to a page it shares
+ * copy-on-write is a page fault, and a page it unmaps or discards leaves its
+ * anonymous resident set smaller (gaining one without a fault takes
+ * MAP_POPULATE or mlock, which it does not do once running). Its forks and
+ * its children's exits show as processes that started or exited.
+ */
+typedef struct reuse_postmaster
+{
+	procfs_schedstat sched;
+	uint64_t	faults;			/* stat's minflt + majflt */
+	int64_t		anon;			/* statm's resident - shared: RssAnon */
+} reuse_postmaster;
+
+extern procfs_result reuse_read_postmaster(pid_t pid, reuse_postmaster *pm);
+
+/* Whether it did not run, or ran without a page fault and with the same anonymous pages */
+extern int	reuse_postmaster_still(const reuse_postmaster *then, const reuse_postmaster *now);
 
 /* What a process's reuse compares, from its last fresh read and from now */
 typedef struct reuse_mark

@@ -94,7 +94,7 @@ typedef struct reuse_state
 	cached	   *last;			/* the last sample's reads */
 	int			nlast;
 	bool		valid;			/* last may serve the next sample */
-	procfs_schedstat pm;		/* the postmaster, at the last sample */
+	reuse_postmaster pm;		/* the postmaster, at the last sample */
 	reuse_moved moved;			/* the machine's counters, likewise */
 } reuse_state;
 
@@ -380,15 +380,15 @@ read_oom_score(pid_t pid, history_process *p)
 static bool
 reread_rss(const sample_state *st, pid_t pid, int64 *rss)
 {
-	int64		v;
+	procfs_statm m;
 	procfs_result res;
 
 	if (!st->reread_rss)
 		return true;
-	res = procfs_read_statm_resident(pid, &v);
+	res = procfs_read_statm(pid, &m);
 	if (res == PROCFS_GONE)
 		return false;
-	*rss = res == PROCFS_OK ? v : -1;
+	*rss = res == PROCFS_OK ? m.resident : -1;
 	return true;
 }
 
@@ -573,20 +573,20 @@ fit_ring(sample_state *st)
 
 /*
  * Whether the server's and the machine's conditions for reuse hold since
- * the last sample: the postmaster did not run, no anonymous page moved;
+ * the last sample: the postmaster did not touch its memory, no anonymous
+ * page moved;
  * *reread_rss: file pages moved (reclaim of page cache), so rss is read
  * again. What it read is what the next sample compares with.
  */
 static bool
 begin_reuse(bool *reread_rss)
 {
-	procfs_schedstat pm;
+	reuse_postmaster pm;
 	reuse_moved moved;
-	bool		read = procfs_read_schedstat(PostmasterPid, &pm) == PROCFS_OK &&
+	bool		read = reuse_read_postmaster(PostmasterPid, &pm) == PROCFS_OK &&
 		reuse_read_moved(&moved) == PROCFS_OK;
 	bool		ok = read && sample_reuse && reuse.valid &&
-		pm.runtime_ns == reuse.pm.runtime_ns && pm.timeslices == reuse.pm.timeslices &&
-		reuse_anon_unmoved(&moved, &reuse.moved);
+		reuse_postmaster_still(&reuse.pm, &pm) && reuse_anon_unmoved(&moved, &reuse.moved);
 
 	*reread_rss = ok && !reuse_moved_equal(&moved, &reuse.moved);
 	reuse.valid = false;		/* until this sample is kept for the next */

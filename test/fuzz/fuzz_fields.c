@@ -1,10 +1,11 @@
 /*
  * fuzz_fields.c - libFuzzer target: the one-line parsers (/proc/PID/stat,
- * /proc/PID/schedstat, integers, process titles, maps lines, cgroup
+ * /proc/PID/schedstat and statm, integers, process titles, maps lines, cgroup
  * limits) and the small whole-file ones (a cgroup's memory.stat as v1 and
  * v2, /proc/vmstat's moved pages). Invariants: no crash, no UB; the title
  * is NUL-terminated within its buffer; a parsed stat has a ppid and a
- * thread count, a parsed schedstat figures within int64_t, a memory.stat
+ * thread count, a parsed schedstat figures within int64_t, statm its shared
+ * within its resident, the moved pages by kind their sum, a memory.stat
  * figure is a number or none (-1) or invalid (-2).
  */
 #include <stdlib.h>
@@ -25,7 +26,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char		title[32];
 	procfs_vma	vma;
 	procfs_schedstat ss;
+	procfs_statm sm;
 	pressure_cgroup_stat cs;
+	uint64_t	anon, file;
 
 	if (procfs_parse_stat(s, size, &st) == 0 && (st.ppid < 0 || st.threads < 0))
 		abort();
@@ -39,7 +42,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(version == 1 && cs.slab_reclaimable != 0))
 			abort();
 	}
-	(void) reuse_sum_moved(s, size);
+	if (procfs_parse_statm(s, size, &sm) == 0 &&
+		(sm.resident < 0 || sm.shared < 0 || sm.shared > sm.resident))
+		abort();
+	reuse_sum_moved_by_kind(s, size, &anon, &file);
+	if (anon + file != reuse_sum_moved(s, size))
+		abort();
 	(void) procfs_parse_int(s, size, &v);
 	procfs_title_to_type(s, size, "main", title, sizeof(title));
 	if (memchr(title, '\0', sizeof(title)) == NULL)

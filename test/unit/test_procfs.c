@@ -261,29 +261,31 @@ parse_stat_text(const char *text, procfs_stat *st)
  * linux-6.18-threads was read from a python3 sleeping with three threads
  * beside its main one (its status says Threads: 4).
  */
-/* /proc/<pid>/statm's resident pages: VmRSS, from this process's own files */
+/* /proc/<pid>/statm: resident and file or shared pages, against this process's status */
 static void
 test_statm(void)
 {
-	int64_t		rss = -1;
+	procfs_statm m = {-1, -1};
 	int64_t		page = sysconf(_SC_PAGESIZE);
 	procfs_status st;
 	procfs_fieldset fs = keys_fieldset(&keys_status, &st);
 
-	ok(procfs_parse_statm_resident("100 25 3 1 0 40 0\n", 19, &rss) == 0 && rss == 25 * page,
-	   "statm: the second field, in pages");
-	ok(procfs_parse_statm_resident("100\n", 4, &rss) != 0, "statm: one field fails");
-	ok(procfs_parse_statm_resident("100 x 3\n", 8, &rss) != 0, "statm: a word fails");
-	ok(procfs_parse_statm_resident("1 9223372036854775807 0\n", 24, &rss) != 0,
+	ok(procfs_parse_statm("100 25 3 1 0 40 0\n", 19, &m) == 0 && m.resident == 25 * page &&
+	   m.shared == 3 * page, "statm: the second and third fields, in pages");
+	ok(procfs_parse_statm("100 25\n", 7, &m) != 0, "statm: two fields fail");
+	ok(procfs_parse_statm("100 x 3\n", 8, &m) != 0, "statm: a word fails");
+	ok(procfs_parse_statm("100 2 3\n", 8, &m) != 0, "statm: more shared than resident fails");
+	ok(procfs_parse_statm("1 9223372036854775807 0\n", 24, &m) != 0,
 	   "statm: pages past INT64_MAX bytes fail");
 	procfs_fields_init(&fs);
 	/* twice: the first status read may fault in pages the second sees */
 	(void) procfs_read_lines(getpid(), "status", procfs_fields_line, &fs);
-	ok(procfs_read_statm_resident(getpid(), &rss) == PROCFS_OK &&
+	ok(procfs_read_statm(getpid(), &m) == PROCFS_OK &&
 	   procfs_read_lines(getpid(), "status", procfs_fields_line, &fs) == PROCFS_OK &&
-	   rss > 0 && llabs(rss - st.vm_rss) <= 64 * 1024,
-	   "statm: this process's resident set is its VmRSS (%lld, %lld)", (long long) rss,
-	   (long long) st.vm_rss);
+	   m.resident > 0 && llabs(m.resident - st.vm_rss) <= 64 * 1024 &&
+	   llabs((m.resident - m.shared) - st.rss_anon) <= 64 * 1024,
+	   "statm: this process's resident set is its VmRSS, less the shared its RssAnon (%lld, %lld)",
+	   (long long) m.resident, (long long) st.vm_rss);
 }
 
 static void
@@ -299,6 +301,7 @@ test_threads_and_schedstat(void)
 	buf = slurp("linux-6.18-threads/stat", &len);
 	ok(procfs_parse_stat(buf, len, &st) == 0 && st.state == 'S', "threads: stat parsed");
 	is_i64(st.threads, 4, "threads: field 20 of a multi-threaded process");
+	is_i64((int64_t) st.faults, 2905 + 0, "faults: minflt (field 10) + majflt (field 12)");
 	is_i64(st.ppid, 19354, "threads: ppid");
 	is_i64((int64_t) st.starttime, 3492926, "threads: starttime");
 	is_i64((int64_t) st.start_brk, INT64_C(93856156295168), "threads: start_brk (field 47)");
@@ -306,6 +309,7 @@ test_threads_and_schedstat(void)
 
 	ok(parse_stat_text(head22, &st) == 0, "threads: 22 fields are enough");
 	is_i64(st.threads, 7, "threads: field 20 of a minimal line");
+	is_i64((int64_t) st.faults, 8 + 10, "faults: fields 10 and 12 of a minimal line");
 	is_i64((int64_t) st.starttime, 99, "threads: starttime of a minimal line");
 	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 7 0", &st) != 0,
 	   "threads: 21 fields fail");

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "reuse.h"
 #include "tap.h"
 
@@ -273,6 +275,36 @@ test_process_unchanged(void)
 	free(buf);
 }
 
+/* The postmaster: still when it did not run, or ran without a fault or a page freed */
+static void
+test_postmaster_still(void)
+{
+	reuse_postmaster then = {{1000, 10}, 500, 4096 * 100};
+	reuse_postmaster now = then;
+	reuse_postmaster self;
+
+	ok(reuse_postmaster_still(&then, &now), "postmaster: did not run");
+	now.sched.runtime_ns += 5000;
+	now.sched.timeslices++;
+	ok(reuse_postmaster_still(&then, &now), "postmaster: ran, no fault, the same anonymous pages");
+	now.faults++;
+	ok(!reuse_postmaster_still(&then, &now), "postmaster: ran and faulted (a copy-on-write write)");
+	now.faults = then.faults;
+	now.anon -= 4096;
+	ok(!reuse_postmaster_still(&then, &now), "postmaster: ran and freed a page");
+	now.anon += 8192;
+	ok(!reuse_postmaster_still(&then, &now), "postmaster: ran and gained a page");
+	now = then;
+	now.faults += 3;
+	now.anon += 4096;
+	ok(reuse_postmaster_still(&then, &now), "postmaster: what it did not run for does not count");
+	now.sched.timeslices++;
+	ok(!reuse_postmaster_still(&then, &now), "postmaster: put on a CPU once more is a run");
+	ok(reuse_read_postmaster(getpid(), &self) == PROCFS_OK && self.faults > 0 && self.anon > 0 &&
+	   self.sched.runtime_ns > 0, "postmaster: this process's own (%llu faults, %lld anon)",
+	   (unsigned long long) self.faults, (long long) self.anon);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -281,5 +313,6 @@ main(int argc, char **argv)
 	test_sum_moved();
 	test_moved_equal();
 	test_process_unchanged();
+	test_postmaster_still();
 	return tap_done();
 }
