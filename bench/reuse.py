@@ -80,23 +80,43 @@ def file_samples(cl, off):
     return out
 
 
-MOVED = ("pgsteal_", "pgdemote_", "pgpromote_success", "pswpout", "zswpout", "pgmigrate_success", "thp_split_",
-         "thp_deferred_split_page", "thp_underused_split_page", "thp_collapse_alloc", "thp_migration_split",
-         "drop_pagecache", "drop_slab")
+# src/reuse.c's counters: anonymous pages moved stop reuse; file pages only
+# make a reused process's rss read again; reclaim's totals are anonymous
+# only where the kernel does not count reclaim by kind
+MOVED_ANON = ("pgsteal_anon", "pgdemote_", "pgpromote_success", "pswpout", "zswpout", "pgmigrate_success",
+              "thp_split_", "thp_deferred_split_page", "thp_underused_split_page", "thp_collapse_alloc",
+              "thp_migration_split")
+MOVED_FILE = ("pgsteal_file", "drop_pagecache", "drop_slab")
 
 
 def moved_counters():
-    """/proc/vmstat's counters of pages moved under sleeping processes (src/reuse.c's list)."""
+    """/proc/vmstat's counters of pages moved under sleeping processes, by kind: {name: (kind, value)}."""
     with open("/proc/vmstat") as f:
-        return {k: int(v) for k, v in (line.split() for line in f)
-                if any(k == m or (m.endswith("_") and k.startswith(m)) for m in MOVED)}
+        vm = {k: int(v) for k, v in (line.split() for line in f)}
+
+    def kind(k):
+        if any(k == m or (m.endswith("_") and k.startswith(m)) for m in MOVED_ANON):
+            return "anon"
+        if k in MOVED_FILE:
+            return "file"
+        if k.startswith("pgsteal_") and "pgsteal_anon" not in vm:
+            return "anon"
+        return None
+    return {k: (kind(k), v) for k, v in vm.items() if kind(k)}
 
 
-def postmaster_runs(cl):
+def postmaster_state(cl):
+    """The postmaster's timeslices, page faults and anonymous resident pages
+    (what src/reuse.c's reuse_postmaster_still() compares)."""
     with open(os.path.join(cl.data, "postmaster.pid")) as f:
         pid = int(f.readline())
     with open(f"/proc/{pid}/schedstat") as f:
-        return int(f.read().split()[2])
+        slices = int(f.read().split()[2])
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    with open(f"/proc/{pid}/statm") as f:
+        statm = [int(x) for x in f.read().split()]
+    return slices, int(fields[7]) + int(fields[9]), statm[1] - statm[2]
 
 
 def on_cpu(pid):
@@ -134,22 +154,26 @@ def sample_window(clusters, pids, off, skip, count, timeout):
     state = {label: file_state(cl) for label, cl in clusters.items()}
     marks = {label: [] for label in clusters}
     deadline = time.time() + timeout
-    # why a sample may not reuse: the machine's counters moved, a postmaster ran (each second)
-    moved, runs, last_look = moved_counters(), {label: postmaster_runs(cl) for label, cl in clusters.items()}, 0
-    seconds, moved_seconds, moved_which = 0, 0, set()
+    # why a sample may not reuse: anonymous pages moved on the machine, a
+    # postmaster touched its memory (each second); and what only makes rss read again
+    moved, pms, last_look = moved_counters(), {label: postmaster_state(cl) for label, cl in clusters.items()}, 0
+    seconds, anon_seconds, file_seconds, moved_which = 0, 0, 0, set()
     ran = {label: 0 for label in clusters}
+    touched = {label: 0 for label in clusters}
     while time.time() < deadline and any(len(v) < 2 for v in marks.values()):
         if any(marks.values()) and time.time() - last_look >= 1:
             last_look, now_moved = time.time(), moved_counters()
             diff = {k for k in now_moved if now_moved[k] != moved.get(k)}
             seconds += 1
-            moved_seconds += bool(diff)
+            anon_seconds += any(now_moved[k][0] == "anon" for k in diff)
+            file_seconds += any(now_moved[k][0] == "file" for k in diff)
             moved_which |= diff
             moved = now_moved
             for label, cl in clusters.items():
-                r = postmaster_runs(cl)
-                ran[label] += r != runs[label]
-                runs[label] = r
+                r = postmaster_state(cl)
+                ran[label] += r[0] != pms[label][0]
+                touched[label] += r[0] != pms[label][0] and r[1:] != pms[label][1:]
+                pms[label] = r
         for label, cl in clusters.items():
             now = file_state(cl)
             if now == state[label] or len(marks[label]) == 2:
@@ -162,8 +186,8 @@ def sample_window(clusters, pids, off, skip, count, timeout):
             if n >= target:
                 marks[label].append((n, cpu, at))
         time.sleep(0.02)
-    why = {"seconds": seconds, "vmstat_moved_seconds": moved_seconds, "vmstat_moved": sorted(moved_which),
-           "postmaster_ran_seconds": ran}
+    why = {"seconds": seconds, "anon_moved_seconds": anon_seconds, "file_moved_seconds": file_seconds,
+           "vmstat_moved": sorted(moved_which), "postmaster_ran_seconds": ran, "postmaster_touched_seconds": touched}
     return {label: (v[0][0], v[1][0], v[1][1] - v[0][1], v[1][2] - v[0][2])
             for label, v in marks.items() if len(v) == 2}, why
 
@@ -342,18 +366,22 @@ def render(d):
                       f"{ms(r['reusing_ms'])} | {ms(r['fresh_ms'])} | "
                       f"{r['ms_per_sample']:.1f} | {r['cpu_s'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
                       f"{r['pct']:.3f}% | {r['busy_pct']:.0f}% |")
-    md += ["", "A sample reuses nothing when, since the last one, a page moved on the machine (/proc/vmstat's "
-           "counters of reclaim, migration, THP splits and collapses, ...: the machine is shared) or the "
-           "postmaster ran; and every process is read afresh at least once a minute (REUSE_MAX_AGE_MS), so at "
-           "10 s at most 5 samples in 6 reuse, at 1 s 59 in 60. Over each window (looked at once a second):", "",
-           "| sample_interval | seconds | seconds in which /proc/vmstat's counters moved | which | "
-           "seconds in which A's postmaster ran | B's |", "|---|---:|---:|---|---:|---:|"]
+    md += ["", "A sample reuses nothing when, since the last one, an anonymous page moved on the machine "
+           "(/proc/vmstat's counters of anonymous reclaim, swap-out, migration, THP splits and collapses, ...: "
+           "the machine is shared) or the postmaster touched its memory (ran and took a page fault, or its "
+           "anonymous resident set changed: its once-a-minute wake-up does neither); page cache reclaimed only "
+           "makes the reused processes' rss read again. Every process is read afresh at least once a minute "
+           "(REUSE_MAX_AGE_MS), so at 10 s at most 5 samples in 6 reuse, at 1 s 59 in 60. Over each window "
+           "(looked at once a second):", "",
+           "| sample_interval | seconds | anonymous pages moved | file pages moved | which counters | "
+           "A's postmaster ran | touched its memory | B's ran | touched |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     for interval, res in (("10 s (default)", ten), ("1 s", one)):
         w = res.get("why")
-        if w:
-            md.append(f"| {interval} | {w['seconds']} | {w['vmstat_moved_seconds']} | "
+        if w and "anon_moved_seconds" in w:
+            md.append(f"| {interval} | {w['seconds']} | {w['anon_moved_seconds']} | {w['file_moved_seconds']} | "
                       f"{', '.join(w['vmstat_moved']) or '-'} | {w['postmaster_ran_seconds'].get('A')} | "
-                      f"{w['postmaster_ran_seconds'].get('B')} |")
+                      f"{w['postmaster_touched_seconds'].get('A')} | {w['postmaster_ran_seconds'].get('B')} | "
+                      f"{w['postmaster_touched_seconds'].get('B')} |")
     for interval, res, every, k in (("10 s", ten, 10, 6), ("1 s", one, 1, 60)):
         r = res.get("A")
         if r and r["reusing_ms"] is not None and r["fresh_ms"] is not None:
@@ -361,11 +389,6 @@ def render(d):
             md += ["", f"Were the conditions to hold throughout at {interval}: one sample in {k} reads every process "
                       f"({r['fresh_ms']:.1f} ms), the others reuse ({r['reusing_ms']:.1f} ms): "
                       f"{best:.2f}% of a core (from this window's medians)."]
-            if every == 10:
-                both = (2 * r["fresh_ms"] + (k - 2) * r["reusing_ms"]) / (k * every * 1000) * 100
-                md += ["", "The postmaster also wakes by itself once a minute (ServerLoop's check of "
-                       "postmaster.pid), which fails the next sample's conditions: where that wake does not "
-                       f"fall on the age cap's sample, two samples in 6 read every process: {both:.2f}% of a core."]
     md += ["", "## 3. The pressure watch alone", "",
            f"The same clusters, `pg_procmem.sample_interval = 3600s` (one sample at the reload, then none in the "
            f"window), A with `pg_procmem.pressure_watch_interval = 100ms` (the default), B with the watch off "
