@@ -2385,7 +2385,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers_source IS 'where t
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
-'true: the figures are those of an earlier read of the same process, which nothing can have changed since; false otherwise, and in samples of older builds';
+'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 60 s old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 
 -- pg_procmem_history_system
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';
@@ -2407,9 +2407,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_wall_ms IS 'ms: t
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure IS
 'the pressure watch''s level when the sample was taken: high (sampling every pg_procmem.pressure_sample_interval), critical (four times as often); NULL: none, or a sample of an older build';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_source IS
-'what raised the pressure: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: no pressure';
+'the source nearest its limit, and the one that raised pressure when there is some: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: unknown, or a sample of an older build';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
-'bytes: the memory the kernel cannot reclaim in use in the tightest source (pressure_source''s when there is pressure); NULL: unknown';
+'bytes: the memory the kernel cannot reclaim (page cache aside) in use in pressure_source; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef Max
+#define Max(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
 const char *
 pressure_level_name(pressure_level l)
 {
@@ -37,13 +41,15 @@ pressure_source_name(pressure_source_kind k)
 }
 
 static const procfs_field stat_v2_fields[] = {
-	PROCFS_FIELD(pressure_cgroup_stat, "inactive_file", inactive_file, 0),
+	PROCFS_FIELD(pressure_cgroup_stat, "file", file, 0),
+	PROCFS_FIELD(pressure_cgroup_stat, "shmem", shmem, 0),
 	PROCFS_FIELD(pressure_cgroup_stat, "slab_reclaimable", slab_reclaimable, 0),
 };
 
-/* v1: the hierarchical figure, which counts the cgroup's children too */
+/* v1: the hierarchical figures, which count the cgroup's children too */
 static const procfs_field stat_v1_fields[] = {
-	PROCFS_FIELD(pressure_cgroup_stat, "total_inactive_file", inactive_file, 0),
+	PROCFS_FIELD(pressure_cgroup_stat, "total_cache", file, 0),
+	PROCFS_FIELD(pressure_cgroup_stat, "total_shmem", shmem, 0),
 };
 
 static procfs_fieldset
@@ -124,6 +130,7 @@ read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *lim
 	char		buf[8192];
 	size_t		len;
 	int64_t		usage;
+	int64_t		reclaimable;
 	pressure_cgroup_stat st;
 
 	*used = PROCFS_MISSING;
@@ -135,11 +142,12 @@ read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *lim
 	if (usage < 0 || procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
 		return;
 	pressure_parse_cgroup_stat(buf, len, w->cgroup.version, &st);
-	if (st.inactive_file < 0 || st.slab_reclaimable < 0)
+	if (st.file < 0 || st.shmem < 0 || st.shmem > st.file || st.slab_reclaimable < 0)
 		return;
-	*used = usage - st.inactive_file - st.slab_reclaimable;
-	if (*used < 0)
-		*used = 0;
+	reclaimable = st.file - st.shmem;
+	/* usage - reclaimable - slab_reclaimable, and 0 where that is not above 0 */
+	*used = usage > reclaimable && usage - reclaimable > st.slab_reclaimable ?
+		usage - reclaimable - st.slab_reclaimable : 0;
 }
 
 void
@@ -234,7 +242,9 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			/* a far limit at a slow growth can be past INT64_MAX ms (a cast of that is undefined) */
 			ms_to = used >= limit ? 0 : ms >= (double) INT64_MAX ? INT64_MAX : (int64_t) ms;
 		}
-		if (share >= t->critical_pct || (ms_to >= 0 && ms_to <= PRESSURE_CRITICAL_HORIZON_MS))
+		/* a critical threshold below the high one is the high one */
+		if (share >= Max(t->critical_pct, t->high_pct) ||
+			(ms_to >= 0 && ms_to <= PRESSURE_CRITICAL_HORIZON_MS))
 			l = PRESSURE_CRITICAL;
 		else if (share >= t->high_pct || (ms_to >= 0 && ms_to <= PRESSURE_HORIZON_MS))
 			l = PRESSURE_HIGH;
@@ -276,7 +286,5 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			}
 			break;
 		}
-	if (best.level == PRESSURE_NONE && best.now == PRESSURE_NONE)
-		best.source = PRESSURE_FROM_NONE;
 	w->state = best;
 }

@@ -8,13 +8,15 @@
  * Each is a *source*: what it uses that the kernel cannot reclaim, against
  * what it may use:
  *
- *	cgroup v2	memory.current - inactive_file - slab_reclaimable, of memory.max
- *	cgroup v1	usage_in_bytes - total_inactive_file, of limit_in_bytes
+ *	cgroup v2	memory.current - (file - shmem) - slab_reclaimable, of memory.max
+ *	cgroup v1	usage_in_bytes - (total_cache - total_shmem), of limit_in_bytes
  *	machine		MemTotal - MemAvailable, of MemTotal
  *
- * Page cache the kernel can drop (a file read once, which stays inactive)
- * is not pressure; anonymous memory, shared memory, page tables and what
- * the kernel holds for the processes are.
+ * Page cache is not pressure, active or inactive: the kernel drops it
+ * before it kills (a table read twice is on the active list, and a server's
+ * machine is mostly page cache). Anonymous memory, shared memory (which
+ * the kernel counts as file pages too), page tables and what the kernel
+ * holds for the processes are.
  *
  * A source is at PRESSURE_HIGH when its use passes the high threshold, or
  * when at its growth over the last second it would reach its limit within
@@ -76,7 +78,8 @@ typedef struct pressure_state
 {
 	pressure_level level;		/* held, as the sampler acts on it */
 	pressure_level now;			/* what the newest reading shows alone */
-	pressure_source_kind source;	/* the source of the worst now, or of the hold */
+	pressure_source_kind source;	/* the source of the worst now, or of the hold;
+									 * at no pressure, the one nearest its limit */
 	int64_t		used;			/* that source's, at the newest reading */
 	int64_t		limit;
 	int64_t		ms_to_limit;	/* at its growth; negative: not growing */
@@ -126,10 +129,11 @@ extern void pressure_assess(pressure_watch *w, const pressure_thresholds *t);
 /* Adds a reading to the ring, as pressure_watch_tick() does. */
 extern void pressure_add_reading(pressure_watch *w, const pressure_reading *r);
 
-/* The unreclaimable use of one cgroup level from its memory.stat text (v2 or v1) */
+/* What one cgroup level can reclaim, from its memory.stat text (v2 or v1) */
 typedef struct pressure_cgroup_stat
 {
-	int64_t		inactive_file;
+	int64_t		file;			/* page cache, shared memory included (v1: total_cache) */
+	int64_t		shmem;			/* v1: total_shmem */
 	int64_t		slab_reclaimable;	/* v2 only */
 } pressure_cgroup_stat;
 

@@ -22,6 +22,8 @@ static const moved_counter moved_counters[] = {
 	{"pgdemote_", REUSE_MOVES_ANON},	/* demotion to a slower memory tier */
 	{"pgpromote_success", REUSE_MOVES_ANON},
 	{"pswpout", REUSE_MOVES_ANON},
+	{"pswpin", REUSE_MOVES_ANON},	/* swapoff brings pages back into sleepers */
+	{"pglazyfreed", REUSE_MOVES_ANON},	/* MADV_FREE'd pages reclaimed, counted as file */
 	{"zswpout", REUSE_MOVES_ANON},
 	{"pgmigrate_success", REUSE_MOVES_ANON},	/* compaction, NUMA balancing */
 	{"thp_split_", REUSE_MOVES_ANON},	/* page, pmd, pud */
@@ -107,6 +109,10 @@ reuse_read_moved(reuse_moved *m)
 	reuse_sum_moved_by_kind(buf, len, &m->anon, &m->file);
 	m->ksm_shared = sysmem_read_int("/sys/kernel/mm/ksm/pages_shared");
 	m->ksm_sharing = sysmem_read_int("/sys/kernel/mm/ksm/pages_sharing");
+	/* levels: a merge and an unmerge can leave them as they were; ksmd's work cannot */
+	m->ksm_scanned = sysmem_read_int("/sys/kernel/mm/ksm/pages_scanned");
+	if (m->ksm_scanned < 0)
+		m->ksm_scanned = sysmem_read_int("/sys/kernel/mm/ksm/full_scans");
 	return PROCFS_OK;
 }
 
@@ -120,7 +126,7 @@ int
 reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b)
 {
 	return a->anon == b->anon && a->ksm_shared == b->ksm_shared &&
-		a->ksm_sharing == b->ksm_sharing;
+		a->ksm_sharing == b->ksm_sharing && a->ksm_scanned == b->ksm_scanned;
 }
 
 procfs_result
@@ -142,9 +148,11 @@ reuse_read_postmaster(pid_t pid, reuse_postmaster *pm)
 int
 reuse_postmaster_still(const reuse_postmaster *then, const reuse_postmaster *now)
 {
-	if (now->sched.runtime_ns == then->sched.runtime_ns &&
-		now->sched.timeslices == then->sched.timeslices)
-		return 1;
+	/*
+	 * Faults and anonymous pages always: schedstat is the main thread's,
+	 * and a thread of the postmaster (a preloaded library's) runs unseen
+	 * there; stat's faults count every thread's.
+	 */
 	return now->faults == then->faults && now->anon == then->anon;
 }
 

@@ -67,6 +67,7 @@ typedef struct reuse_moved
 	uint64_t	file;
 	int64_t		ksm_shared;		/* KSM's pages_shared, pages_sharing: */
 	int64_t		ksm_sharing;	/* merges and unmerges; -1 without KSM */
+	int64_t		ksm_scanned;	/* pages_scanned (else full_scans): ksmd worked */
 } reuse_moved;
 
 extern procfs_result reuse_read_moved(reuse_moved *m);
@@ -78,10 +79,11 @@ extern int	reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b);
  * The postmaster, as far as its children's pages go. It runs once a minute
  * on its own (its checks of postmaster.pid), and a run that wrote no page
  * and freed none changed no child's figures: a write to a page it shares
- * copy-on-write is a page fault, and a page it unmaps or discards leaves its
- * anonymous resident set smaller (gaining one without a fault takes
- * MAP_POPULATE or mlock, which it does not do once running). Its forks and
- * its children's exits show as processes that started or exited.
+ * copy-on-write is a page fault (stat's count is every thread's), and a
+ * page it unmaps or discards leaves its anonymous resident set smaller
+ * (gaining one without a fault takes MAP_POPULATE or mlock, which it does
+ * not do once running). Its forks and its children's exits show as
+ * processes that started or exited.
  */
 typedef struct reuse_postmaster
 {
@@ -92,7 +94,7 @@ typedef struct reuse_postmaster
 
 extern procfs_result reuse_read_postmaster(pid_t pid, reuse_postmaster *pm);
 
-/* Whether it did not run, or ran without a page fault and with the same anonymous pages */
+/* Whether it took no page fault and kept the same anonymous pages */
 extern int	reuse_postmaster_still(const reuse_postmaster *then, const reuse_postmaster *now);
 
 /* What a process's reuse compares, from its last fresh read and from now */

@@ -514,8 +514,9 @@ sample_system(history_system *sys, const pressure_state *pressure)
 
 	sysmem_read_meminfo(&mi);
 	sysmem_cgmem_init(&cg);
-	if (cgroup_known)
-		sysmem_read_cgmem(&cgroup, &cg);
+	/* the watch's, looked up again every 10 s: the server may have moved */
+	if (watch.levels_found_ms != 0 ? watch.cgroup_known : cgroup_known)
+		sysmem_read_cgmem(watch.levels_found_ms != 0 ? &watch.cgroup : &cgroup, &cg);
 	sys->run_started = history_run_started();
 	sys->postmaster_started = PgStartTime;
 	sys->sample = history_ring_last_number() + 1;
@@ -752,10 +753,11 @@ monotonic_ms(void)
 /*
  * When the next sample is due: on the interval's grid, or sooner under
  * pressure (every pg_procmem.pressure_sample_interval, four times as often
- * at the critical level), counted from the last sample.
+ * at the critical level, but never sooner than three times what the last
+ * sample took), counted from the last sample's start.
  */
 static int64
-sample_due(int64 now, int64 next, int64 last, const pressure_state *pressure)
+sample_due(int64 now, int64 next, int64 last, int64 took, const pressure_state *pressure)
 {
 	int64		due = next == 0 ? now : next;
 
@@ -764,7 +766,8 @@ sample_due(int64 now, int64 next, int64 last, const pressure_state *pressure)
 		int64		every = pressure->level == PRESSURE_CRITICAL ?
 			Max(pressure_sample_interval_ms / 4, 1) : pressure_sample_interval_ms;
 
-		due = Min(due, last + every);
+		/* sampling takes at most a third of the time: a slow sample spaces the next */
+		due = Min(due, last + Max(every, 3 * took));
 	}
 	return due;
 }
@@ -793,6 +796,9 @@ procmem_sampler_main(Datum arg)
 	MemoryContext cxt;
 	int64		next = 0;		/* the interval's grid, monotonic ms */
 	int64		last = 0;		/* when the last sample was taken */
+	int64		took = 0;		/* ... and how long it took (wall ms) */
+	int			last_interval = sample_interval_ms;
+	procmem_options read_as = procmem_current_options(false);
 	int64		next_watch = 0;
 	struct sigaction term;
 
@@ -822,10 +828,19 @@ procmem_sampler_main(Datum arg)
 
 		if (ConfigReloadPending)
 		{
+			procmem_options now_as;
+
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
-			next = 0;			/* a new interval counts from now */
-			reuse.valid = false;	/* the figures may be read another way now */
+			/* a new interval counts from now; a reload alone changes nothing */
+			if (sample_interval_ms != last_interval)
+				next = 0;
+			last_interval = sample_interval_ms;
+			/* figures read another way are not reused */
+			now_as = procmem_current_options(false);
+			if (now_as.method != read_as.method || now_as.pagemap_flags != read_as.pagemap_flags)
+				reuse.valid = false;
+			read_as = now_as;
 		}
 		if (sample_interval_ms > 0)
 		{
@@ -840,11 +855,12 @@ procmem_sampler_main(Datum arg)
 			}
 			else if (watch_interval_ms > 0)
 				pressure = &watch.state;
-			due = sample_due(now, next, last, pressure);
+			due = sample_due(now, next, last, took, pressure);
 			if (now >= due)
 			{
 				take_sample(cxt, pressure);
 				last = now;
+				took = monotonic_ms() - now;
 				/* on the interval's grid: a slow sample does not shift the next */
 				if (now >= next)
 				{
@@ -852,7 +868,7 @@ procmem_sampler_main(Datum arg)
 					if (next <= monotonic_ms())
 						next = monotonic_ms() + sample_interval_ms;
 				}
-				due = sample_due(now, next, last, pressure);
+				due = sample_due(now, next, last, took, pressure);
 			}
 			if (watch_interval_ms > 0)
 				due = Min(due, next_watch);

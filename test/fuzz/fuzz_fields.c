@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int version = 1; version <= 2; version++)
 	{
 		pressure_parse_cgroup_stat(s, size, version, &cs);
-		if (cs.inactive_file < -2 || cs.slab_reclaimable < -2 ||
+		if (cs.file < -2 || cs.shmem < -2 || cs.slab_reclaimable < -2 ||
 			(version == 1 && cs.slab_reclaimable != 0))
 			abort();
 	}

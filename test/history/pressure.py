@@ -33,6 +33,7 @@ from tap import ok, skip, done, rows, value, execute
 CGROUP = os.environ.get("PRESSURE_CGROUP", "")
 LIMIT = 1536 << 20
 FILE_SIZE = 3 << 30
+HOT_SIZE = 1 << 30                      # read three times: active page cache
 DBA = "pressure_dba"            # pg_monitor only
 HOG_APP = "pressure-hog"
 # regular samples are 10 s apart; fast ones (1 s, or 250 ms) far less
@@ -62,8 +63,10 @@ def cgroup_figures():
     pre = "" if v2 else "total_"
     fig = {"current": current, "anon": int(stat[pre + "anon" if v2 else "total_rss"]),
            "inactive_file": int(stat[pre + "inactive_file"]), "active_file": int(stat[pre + "active_file"]),
+           "file": int(stat["file" if v2 else "total_cache"]), "shmem": int(stat[pre + "shmem"]),
            "slab_reclaimable": int(stat.get("slab_reclaimable", 0))}
-    fig["watch_used"] = max(current - fig["inactive_file"] - fig["slab_reclaimable"], 0)
+    # src/pressure.c's read_level(): page cache (shared memory aside) and reclaimable slab are not pressure
+    fig["watch_used"] = max(current - (fig["file"] - fig["shmem"]) - fig["slab_reclaimable"], 0)
     return fig
 
 
@@ -118,15 +121,10 @@ def pgbench():
     return p
 
 
-def has_pressure_column():
-    return value("SELECT count(*) FROM pg_attribute WHERE attrelid = 'pg_procmem_history_system'::regclass "
-                 "AND attname = 'pressure' AND NOT attisdropped") == "1"
-
-
-def system_samples(since, with_pressure):
-    cols = ", pressure, pressure_source, pressure_used, pressure_limit" if with_pressure else ""
-    return rows("SELECT sample, extract(epoch FROM sampled_at) AS t%s FROM pg_procmem_history_system "
-                "WHERE sample >= %d ORDER BY sample" % (cols, since), "user=%s dbname=postgres" % DBA)
+def system_samples(since):
+    return rows("SELECT sample, extract(epoch FROM sampled_at) AS t, pressure, pressure_source, pressure_used, "
+                "pressure_limit FROM pg_procmem_history_system WHERE sample >= %d ORDER BY sample" % since,
+                "user=%s dbname=postgres" % DBA)
 
 
 def gaps(times):
@@ -140,34 +138,50 @@ def after_sample():
     return newest()
 
 
-def page_cache(with_pressure):
+def read_in_cgroup(path):
+    """dd reads path, from inside the server's cgroup (charged to it)."""
+    return subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True, text=True,
+                          preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(
+                              str(os.getpid())))
+
+
+def page_cache():
     """A 3 GB file read once by a process in the cgroup: the page cache
     fills it, which is no pressure. The file is sparse: its holes are read
     into the page cache as data is (the cgroup's inactive_file grows the
     same), without writing 3 GB to the disk first; it is on disk (not a
     tmpfs, where a hole reads as the zero page)."""
     d = tempfile.mkdtemp(prefix="pg_procmem_pressure.", dir="/var/tmp")
-    path = os.path.join(d, "big")
+    path, hot = os.path.join(d, "big"), os.path.join(d, "hot")
     try:
         with open(path, "wb") as f:
             f.truncate(FILE_SIZE)
         fd = os.open(path, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(fd)
+        with open(hot, "wb") as f:
+            f.truncate(HOT_SIZE)
+        for p in (path, hot):
+            fd = os.open(p, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
         start = after_sample()
         rec = Recorder()
         t0 = time.time()
-        dd = subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True, text=True,
-                            preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(
-                                str(os.getpid())))
+        dd = read_in_cgroup(path)
         read_s = time.time() - t0
+        # a hot table: read three times, its pages go to the active list, page cache all the same
+        for _ in range(3):
+            read_in_cgroup(hot)
         time.sleep(12)
         readings = rec.stop()
     finally:
-        if os.path.exists(path):
-            os.unlink(path)
+        for p in (path, hot):
+            if os.path.exists(p):
+                os.unlink(p)
         os.rmdir(d)
     peak = max((f["current"] for _, f in readings), default=0)
+    active = max((f["active_file"] for _, f in readings), default=0)
     used = max((f["watch_used"] for _, f in readings), default=0)
     figures = over_time(readings, t0)
     print("# cache: read %d MB in %.1f s (dd: %s); the cgroup's peak %d MB of %d (%.0f%%), the watch's used at "
@@ -177,15 +191,14 @@ def page_cache(with_pressure):
     ok(dd.returncode == 0 and peak >= 0.9 * LIMIT,
        "cache: reading a %d MB file filled the cgroup to %d MB, at least 90%% of its limit (%d MB)"
        % (FILE_SIZE >> 20, peak >> 20, LIMIT >> 20), "\n".join(figures) + "\n" + dd.stderr)
-    s = system_samples(start, with_pressure)
+    ok(active >= HOT_SIZE // 2,
+       "cache: a %d MB file read three times put %d MB on the active list (at least half of it)"
+       % (HOT_SIZE >> 20, active >> 20), "\n".join(figures))
+    s = system_samples(start)
     g = gaps([float(r["t"]) for r in s])
     ok(len(s) >= 2 and min(g) >= REGULAR_GAP,
        "cache: over the read and 12 s after, %d samples at least %.0f s apart (no fast sampling): %s"
        % (len(s), REGULAR_GAP, g), "\n".join(figures))
-    if not with_pressure:
-        # TODO: drop this branch once 1.3.0's pressure column is everywhere
-        skip(1, "cache: pg_procmem_history_system has no pressure column here (the spacing says it)")
-        return
     marked = [r for r in s if r["pressure"]]
     ok(not any(r["pressure_source"] == "cgroup" for r in marked),
        "cache: no sample over the read is marked with pressure from the cgroup", marked)
@@ -208,7 +221,7 @@ def growth_rate(readings):
     return (top[1]["anon"] - first[1]["anon"]) / (top[0] - first[0]) / (1 << 20), top[1]["anon"]
 
 
-def hog(with_pressure):
+def hog():
     """A sort growing at about 300 MB/s from just after a sample until the
     kernel kills it."""
     log_from = os.path.getsize(LOG)
@@ -236,7 +249,7 @@ def hog(with_pressure):
     h = rows("SELECT sample, extract(epoch FROM sampled_at) AS t, overhead FROM pg_procmem_history "
              "WHERE pid = %d AND state = 'active' AND query LIKE '%s%%' ORDER BY sample" % (pid or 0, HOG_START),
              "user=%s dbname=postgres" % DBA)
-    s = {r["sample"]: r for r in system_samples(start, with_pressure)}
+    s = {r["sample"]: r for r in system_samples(start)}
     over = [int(r["overhead"]) for r in h]
     ok(len(h) >= 3 and all(b > a for a, b in zip(over, over[1:])),
        "hog: %d samples of it before the kill, its overhead growing (%s MB)" % (len(h), [o >> 20 for o in over]),
@@ -245,10 +258,6 @@ def hog(with_pressure):
     g = gaps(times + [float(r["t"]) for r in h])
     ok(len(h) >= 1 and len(g) == len(h) and max(g) <= FAST_GAP,
        "hog: from the sample it started after, its samples at most %.1f s apart: %s" % (FAST_GAP, g), s)
-    if not with_pressure:
-        # TODO: drop this branch once 1.3.0's pressure column is everywhere
-        skip(1, "hog: pg_procmem_history_system has no pressure column here (the spacing says it)")
-        return
     levels = [(s.get(r["sample"]) or {}).get("pressure") for r in h]
     sources = [(s.get(r["sample"]) or {}).get("pressure_source") for r in h]
     ok(h and all(levels) and set(sources) == {"cgroup"} and "critical" in levels,
@@ -258,18 +267,17 @@ def hog(with_pressure):
 
 def main():
     if not CGROUP:
-        skip(7, "no memory cgroup could be made for the server here")
+        skip(8, "no memory cgroup could be made for the server here")
         done()
     if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % DBA) == "0":
         execute("CREATE ROLE %s LOGIN IN ROLE pg_monitor" % DBA)
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
-    with_pressure = has_pressure_column()
     load = pgbench()
     try:
         # after pgbench's connections: their start is growth the watch sees
         cgroup_memory_limit(CGROUP, LIMIT)
-        page_cache(with_pressure)
-        hog(with_pressure)
+        page_cache()
+        hog()
     finally:
         cgroup_memory_limit(CGROUP, None)
         load.terminate()

@@ -91,6 +91,16 @@ test_thresholds(void)
 {
 	const pressure_state *s;
 	pressure_thresholds low = {50, 60};
+	pressure_thresholds upside_down = {80, 10};
+
+	fresh();
+	add3(0, 1, 500, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &upside_down);
+	ok(w.state.level == PRESSURE_NONE, "thresholds: a critical one below the high one is the high one (50%%)");
+	fresh();
+	add3(0, 1, 800, 1000, 0, 0, 0, 0);
+	pressure_assess(&w, &upside_down);
+	ok(w.state.level == PRESSURE_CRITICAL, "thresholds: ... so 80%% is critical");
 
 	fresh();
 	pressure_assess(&w, &usual);
@@ -100,8 +110,8 @@ test_thresholds(void)
 
 	fresh();
 	s = machine(1000, 749, 1000);
-	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_NONE,
-	   "thresholds: 74.9%% is no pressure");
+	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_MACHINE &&
+	   s->used == 749, "thresholds: 74.9%% is no pressure (the source nearest its limit is named)");
 	is_i64(s->ms_to_limit, -1, "thresholds: one reading has no growth");
 
 	fresh();
@@ -267,7 +277,7 @@ test_hold(void)
 	s = machine(PRESSURE_HOLD_MS - 1, 100, 1000);
 	ok(s->level == PRESSURE_HIGH, "hold: still %d ms after", PRESSURE_HOLD_MS - 1);
 	s = machine(PRESSURE_HOLD_MS, 100, 1000);
-	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_NONE,
+	ok(s->level == PRESSURE_NONE && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_MACHINE,
 	   "hold: dropped %d ms after", PRESSURE_HOLD_MS);
 
 	/* the hold is from the cause's last reading */
@@ -386,46 +396,46 @@ test_cgroup_stat(void)
 
 	buf = slurp(v1, &len);
 	pressure_parse_cgroup_stat(buf, len, 1, &st);
-	is_i64(st.inactive_file, 557056, "stat v1: total_inactive_file (captured)");
+	ok(st.file == 2097152 && st.shmem == 0, "stat v1: total_cache, total_shmem (captured)");
 	is_i64(st.slab_reclaimable, 0, "stat v1: no slab_reclaimable");
 	pressure_parse_cgroup_stat(buf, len, 2, &st);
-	ok(st.inactive_file == 557056 && st.slab_reclaimable == PROCFS_MISSING,
-	   "stat v1 read as v2: inactive_file, but no slab_reclaimable");
+	ok(st.file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING,
+	   "stat v1 read as v2: no file, no slab_reclaimable (so no use)");
 	free(buf);
 
 	buf = slurp(v2, &len);
 	pressure_parse_cgroup_stat(buf, len, 2, &st);
-	is_i64(st.inactive_file, 301989888, "stat v2: inactive_file");
+	ok(st.file == 524288000 && st.shmem == 134217728, "stat v2: file, shmem");
 	is_i64(st.slab_reclaimable, 18874368, "stat v2: slab_reclaimable (not slab, not slab_unreclaimable)");
 	pressure_parse_cgroup_stat(buf, len, 1, &st);
-	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == 0,
-	   "stat v2 read as v1: no total_inactive_file");
+	ok(st.file == PROCFS_MISSING && st.shmem == PROCFS_MISSING && st.slab_reclaimable == 0,
+	   "stat v2 read as v1: no total_cache");
 	free(buf);
 
 	buf = slurp("cgroup/v1/sys/fs/cgroup/memory/docker/abc/memory.stat", &len);
 	pressure_parse_cgroup_stat(buf, len, 1, &st);
-	ok(st.inactive_file == PROCFS_MISSING, "stat v1: a file without total_inactive_file");
+	ok(st.file == 2227154944 && st.shmem == 14643200, "stat v1: another kernel's totals");
 	free(buf);
 
 #define PARSE(text, version) pressure_parse_cgroup_stat(text, strlen(text), version, &st)
-	PARSE("inactive_file 1\ntotal_inactive_file 2\n", 1);
-	is_i64(st.inactive_file, 2, "stat v1: the hierarchical figure, not the cgroup's own");
+	PARSE("cache 1\ntotal_cache 2\nshmem 3\ntotal_shmem 4\n", 1);
+	ok(st.file == 2 && st.shmem == 4, "stat v1: the hierarchical figures, not the cgroup's own");
 	PARSE("", 2);
-	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING, "stat v2: empty");
-	PARSE("inactive_file 5\ninactive_file 7\nslab_reclaimable 3", 2);
-	ok(st.inactive_file == 5 && st.slab_reclaimable == 3,
+	ok(st.file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING, "stat v2: empty");
+	PARSE("file 5\nfile 7\nslab_reclaimable 3", 2);
+	ok(st.file == 5 && st.slab_reclaimable == 3,
 	   "stat v2: the first of a repeated key; no final newline");
-	PARSE("inactive_file 99999999999999999999\nslab_reclaimable 9223372036854775807\n", 2);
-	ok(st.inactive_file == PROCFS_INVALID && st.slab_reclaimable == INT64_MAX,
+	PARSE("file 99999999999999999999\nslab_reclaimable 9223372036854775807\n", 2);
+	ok(st.file == PROCFS_INVALID && st.slab_reclaimable == INT64_MAX,
 	   "stat v2: past INT64_MAX is invalid, INT64_MAX is not");
-	PARSE("inactive_file -5\nslab_reclaimable 4 kB\n", 2);
-	ok(st.inactive_file == PROCFS_INVALID && st.slab_reclaimable == PROCFS_INVALID,
+	PARSE("file -5\nslab_reclaimable 4 kB\n", 2);
+	ok(st.file == PROCFS_INVALID && st.slab_reclaimable == PROCFS_INVALID,
 	   "stat v2: a negative number, a unit are invalid");
-	PARSE("inactive_file\nslab_reclaimable\t4\ninactive_filex 4\n inactive_file 4\n", 2);
-	ok(st.inactive_file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING,
+	PARSE("file\nslab_reclaimable\t4\nfilex 4\n file 4\n", 2);
+	ok(st.file == PROCFS_MISSING && st.slab_reclaimable == PROCFS_MISSING,
 	   "stat v2: no value, a tab, a longer key, a leading blank: none is the key");
-	PARSE("\x01\xff garbage\n\n\ninactive_file 12 \n", 2);
-	ok(st.inactive_file == 12, "stat v2: garbage lines, then a valid one");
+	PARSE("\x01\xff garbage\n\n\nfile 12 \n", 2);
+	ok(st.file == 12, "stat v2: garbage lines, then a valid one");
 #undef PARSE
 }
 
@@ -461,8 +471,8 @@ test_tick_files(void)
 	is_i64(r->nsources, 3, "tick v2: the machine and two levels");
 	ok(r->used[1] == 0 && r->limit[1] == 400000000,
 	   "tick v2: a level whose reclaimable part passes its use uses 0");
-	is_i64(r->used[2], INT64_C(734003200) - 301989888 - 18874368,
-		   "tick v2: memory.current - inactive_file - slab_reclaimable");
+	is_i64(r->used[2], INT64_C(734003200) - (524288000 - 134217728) - 18874368,
+		   "tick v2: memory.current - (file - shmem) - slab_reclaimable");
 	is_i64(r->limit[2], INT64_C(1073741824), "tick v2: memory.max");
 	ok(sysmem_read_meminfo(&mi) == PROCFS_OK && r->limit[0] == mi.mem_total && r->used[0] > 0 &&
 	   r->used[0] <= r->limit[0], "tick: the machine's MemTotal, and a use within it");
@@ -472,7 +482,7 @@ test_tick_files(void)
 	r = &w.recent[w.newest];
 	ok(r->used[1] == PROCFS_MISSING && r->limit[1] == PROCFS_MISSING,
 	   "tick v1: a captured unlimited level (9223372036854771712) has no limit");
-	is_i64(r->used[2], INT64_C(13000704) - 557056, "tick v1: usage_in_bytes - total_inactive_file");
+	is_i64(r->used[2], INT64_C(13000704) - 2097152, "tick v1: usage_in_bytes - (total_cache - total_shmem)");
 	is_i64(r->limit[2], 16777216, "tick v1: limit_in_bytes");
 
 	at_levels(2, "cgroup/no-such-dir", NULL);
