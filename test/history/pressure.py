@@ -28,7 +28,7 @@ import threading
 import time
 
 from cluster import PG_BIN, LOG, cgroup_memory_limit, wait_until, newest, session, close, pid_of
-from tap import ok, skip, done, rows, value, execute
+from tap import ok, skip, done, rows, value, execute, readme_questions, width
 
 CGROUP = os.environ.get("PRESSURE_CGROUP", "")
 LIMIT = 1536 << 20
@@ -258,6 +258,14 @@ def hog():
     g = gaps(times + [float(r["t"]) for r in h])
     ok(len(h) >= 1 and len(g) == len(h) and max(g) <= FAST_GAP,
        "hog: from the sample it started after, its samples at most %.1f s apart: %s" % (FAST_GAP, g), s)
+    # README's question, as a DBA asks it after the restart
+    q = next(q for question, q in readme_questions()[0] if "run short lately" in question)
+    r = subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-U", DBA, "-d", "postgres",
+                        "-c", q], capture_output=True, text=True)
+    widest = max((width(l) for l in r.stdout.splitlines()), default=0)
+    ok(r.returncode == 0 and "critical" in r.stdout and "cgroup" in r.stdout and widest <= 80,
+       "hog: README's question names the critical samples and the cgroup in %d columns (80 at most)" % widest,
+       r.stdout + r.stderr)
     levels = [(s.get(r["sample"]) or {}).get("pressure") for r in h]
     sources = [(s.get(r["sample"]) or {}).get("pressure_source") for r in h]
     ok(h and all(levels) and set(sources) == {"cgroup"} and "critical" in levels,
@@ -267,7 +275,7 @@ def hog():
 
 def main():
     if not CGROUP:
-        skip(8, "no memory cgroup could be made for the server here")
+        skip(9, "no memory cgroup could be made for the server here")
         done()
     if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % DBA) == "0":
         execute("CREATE ROLE %s LOGIN IN ROLE pg_monitor" % DBA)
