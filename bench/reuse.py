@@ -370,8 +370,8 @@ def render(d):
            "(/proc/vmstat's counters of anonymous reclaim, swap-out, migration, THP splits and collapses, ...: "
            "the machine is shared) or the postmaster touched its memory (ran and took a page fault, or its "
            "anonymous resident set changed: its once-a-minute wake-up does neither); page cache reclaimed only "
-           "makes the reused processes' rss read again. Every process is read afresh at least once a minute "
-           "(REUSE_MAX_AGE_MS), so at 10 s at most 5 samples in 6 reuse, at 1 s 59 in 60. Over each window "
+           "makes the reused processes' rss read again. Every process is read afresh at least every 2 minutes "
+           "(REUSE_MAX_AGE_MS), so at 10 s at most 11 samples in 12 reuse, at 1 s 119 in 120. Over each window "
            "(looked at once a second):", "",
            "| sample_interval | seconds | anonymous pages moved | file pages moved | which counters | "
            "A's postmaster ran | touched its memory | B's ran | touched |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
@@ -382,7 +382,7 @@ def render(d):
                       f"{', '.join(w['vmstat_moved']) or '-'} | {w['postmaster_ran_seconds'].get('A')} | "
                       f"{w['postmaster_touched_seconds'].get('A')} | {w['postmaster_ran_seconds'].get('B')} | "
                       f"{w['postmaster_touched_seconds'].get('B')} |")
-    for interval, res, every, k in (("10 s", ten, 10, 6), ("1 s", one, 1, 60)):
+    for interval, res, every, k in (("10 s", ten, 10, 12), ("1 s", one, 1, 120)):
         r = res.get("A")
         if r and r["reusing_ms"] is not None and r["fresh_ms"] is not None:
             best = (r["fresh_ms"] + (k - 1) * r["reusing_ms"]) / (k * every * 1000) * 100

@@ -33,7 +33,7 @@
 #include "procfs.h"
 
 /* figures are read afresh at least this often, whatever the conditions say */
-#define REUSE_MAX_AGE_MS	60000
+#define REUSE_MAX_AGE_MS	120000
 
 /*
  * Whether a /proc/vmstat counter counts pages moved, freed or remapped

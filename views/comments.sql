@@ -292,7 +292,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.temp_buffers_source IS 'where t
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
-'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 60 s old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
+'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 
 -- pg_procmem_history_system
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';

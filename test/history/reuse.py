@@ -6,7 +6,7 @@ A preloaded cluster sampling every second with the hidden
 pg_procmem.check_reuse on: the sampler then reads every reusable process
 afresh too and logs one line per sample, "pg_procmem reuse check: N
 reusable, A more than 8 kB off, B more than 64 kB off, largest D bytes (pid
-P, FIELD)", comparing with the read reuse would have kept (up to 60 s old,
+P, FIELD)", comparing with the read reuse would have kept (up to 2 minutes old,
 as with reuse on). Around it: a pool of idle connections, a few persistent busy
 pgbench clients (writes: the checkpointer, walwriter and bgwriter run), and
 pgbench connecting anew for every transaction at a rate that leaves many
