@@ -181,7 +181,7 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	put_text(values, nulls, i++, pressure_level_name((pressure_level) s->pressure));
 	put_text(values, nulls, i++, pressure_source_name((pressure_source_kind) s->pressure_source));
 	values[i] = Int64GetDatum(s->pressure_used);
-	nulls[i++] = s->pressure_used <= 0;
+	nulls[i++] = s->pressure_used < 0 || s->pressure_limit <= 0;	/* older files: 0, 0 */
 	values[i] = Int64GetDatum(s->pressure_limit);
 	nulls[i++] = s->pressure_limit <= 0;
 	put_int4(values, nulls, i++, s->reused, s->reused < 0);

@@ -71,6 +71,9 @@ reuse_sum_moved_by_kind(const char *buf, size_t len, uint64_t *anon, uint64_t *f
 		reuse_moves moves;
 		int64_t		v;
 
+		/* the kernel counts reclaim by kind: its key is there, whatever its value */
+		if (sp != NULL && matches(line, (size_t) (sp - line), "pgsteal_anon"))
+			by_kind = 1;
 		if (sp == NULL ||
 			(moves = reuse_moved_counter(line, (size_t) (sp - line))) == REUSE_MOVES_NONE ||
 			procfs_parse_int(sp + 1, llen - (size_t) (sp + 1 - line), &v) != 0 || v <= 0)
@@ -81,7 +84,6 @@ reuse_sum_moved_by_kind(const char *buf, size_t len, uint64_t *anon, uint64_t *f
 			*file += (uint64_t) v;
 		else
 			any += (uint64_t) v;
-		by_kind |= matches(line, (size_t) (sp - line), "pgsteal_anon");
 	}
 	/* reclaim's totals count file pages too: anon's own where the kernel has it */
 	if (!by_kind)
@@ -160,9 +162,10 @@ int
 reuse_process_unchanged(const reuse_mark *then, int64_t then_ms, const procfs_stat *id,
 						const procfs_schedstat *sched, int64_t now_ms)
 {
+	/* a kernel without sched_info shows 0 0 0 for everyone: no proof there */
 	return id->starttime == then->starttime &&
-		id->state == 'S' && id->threads == 1 &&
-		sched->runtime_ns == then->sched.runtime_ns &&
+		id->state == 'S' && id->threads == 1 && then->threads == 1 &&
+		sched->runtime_ns != 0 && sched->runtime_ns == then->sched.runtime_ns &&
 		sched->timeslices == then->sched.timeslices &&
 		now_ms >= then_ms && now_ms - then_ms < REUSE_MAX_AGE_MS;
 }

@@ -13,7 +13,7 @@
  * process's figures only when none of that can have happened since they
  * were read:
  *
- *	- the process: the same (pid, start time), one thread, asleep ('S'),
+ *	- the process: the same (pid, start time), one thread then and now, asleep ('S'),
  *	  with the same time on a CPU to the nanosecond and the same number of
  *	  times put on one (/proc/PID/schedstat), read at most
  *	  REUSE_MAX_AGE_MS ago;
@@ -101,6 +101,7 @@ extern int	reuse_postmaster_still(const reuse_postmaster *then, const reuse_post
 typedef struct reuse_mark
 {
 	uint64_t	starttime;
+	int64_t		threads;		/* at the read: a thread since gone ran unseen */
 	procfs_schedstat sched;
 } reuse_mark;
 

@@ -337,6 +337,7 @@ reusable(sample_state *st, pid_t pid, procmem_membership kind, const procfs_stat
 
 	*gone = false;
 	mark->starttime = id->starttime;
+	mark->threads = id->threads;
 	memset(&mark->sched, 0, sizeof(mark->sched));
 	if (!sample_reuse)
 		return NULL;
@@ -375,21 +376,21 @@ read_oom_score(pid_t pid, history_process *p)
 
 /*
  * Where file pages moved since the last sample, a reused process's rss
- * read again (/proc/PID/statm); false when it has gone.
+ * read again (/proc/PID/statm) into *rss; PROCFS_OK (also when it need not
+ * be), else what the read found.
  */
-static bool
+static procfs_result
 reread_rss(const sample_state *st, pid_t pid, int64 *rss)
 {
 	procfs_statm m;
 	procfs_result res;
 
 	if (!st->reread_rss)
-		return true;
+		return PROCFS_OK;
 	res = procfs_read_statm(pid, &m);
-	if (res == PROCFS_GONE)
-		return false;
-	*rss = res == PROCFS_OK ? m.resident : -1;
-	return true;
+	if (res == PROCFS_OK)
+		*rss = m.resident;
+	return res;
 }
 
 /* A procmem_visit_fn: one process's entry */
@@ -425,17 +426,25 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	p = &e->u.proc;
 	if (c && !check_reuse)
 	{
-		p->overhead = c->overhead;
-		p->private_anon = c->private_anon;
-		p->page_tables = c->page_tables;
+		procfs_result res;
+
 		p->rss = c->rss;
-		p->swap = c->swap;
-		strlcpy(title, c->title, sizeof(title));
-		if (!read_oom_score(pid, p) || !reread_rss(st, pid, &p->rss))
+		res = reread_rss(st, pid, &p->rss);
+		if (res == PROCFS_GONE || !read_oom_score(pid, p))
 		{
 			st->n--;
 			return false;
 		}
+		if (res != PROCFS_OK)
+			c = NULL;			/* rss unknown: a fresh read instead */
+	}
+	if (c && !check_reuse)
+	{
+		p->overhead = c->overhead;
+		p->private_anon = c->private_anon;
+		p->page_tables = c->page_tables;
+		p->swap = c->swap;
+		strlcpy(title, c->title, sizeof(title));
 		st->reads[st->n - 1] = *c;	/* the same read, its mark and its age */
 		st->reads[st->n - 1].rss = p->rss;
 	}
@@ -460,7 +469,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 			 */
 			cached		would = *c;
 
-			if (reread_rss(st, pid, &would.rss))
+			if (reread_rss(st, pid, &would.rss) == PROCFS_OK)
 				check_one(&st->check, pid, &would, p);
 			st->reads[st->n - 1] = would;
 		}
@@ -652,12 +661,44 @@ read_reused_again(sample_state *st)
 	st->n = kept;
 }
 
+/*
+ * Whether the server's and the machine's conditions still hold at the
+ * walk's end as at its start: the postmaster and the counters as
+ * begin_reuse() read them, and every process visited still the
+ * postmaster's child (one that exited after its visit may have left a page
+ * to a sibling visited later).
+ */
+static bool
+held_through_walk(const sample_state *st)
+{
+	reuse_postmaster pm;
+	reuse_moved moved;
+	pid_t	   *children;
+	int			n;
+	bool		held;
+
+	if (reuse_read_postmaster(PostmasterPid, &pm) != PROCFS_OK ||
+		reuse_read_moved(&moved) != PROCFS_OK ||
+		!reuse_postmaster_still(&reuse.pm, &pm) || !reuse_anon_unmoved(&moved, &reuse.moved))
+		return false;
+	children = palloc(sizeof(pid_t) * (st->n + 64));
+	n = procfs_children(PostmasterPid, children, (int) st->n + 64);
+	held = n >= 0;
+	if (held)
+		qsort(children, n, sizeof(pid_t), procmem_pid_cmp);
+	for (uint32 i = 1; held && i < st->n; i++)
+		held = st->e[i].pid == PostmasterPid || st->kinds[i] == MEMBER_HIDDEN ||
+			bsearch(&st->e[i].pid, children, n, sizeof(pid_t), procmem_pid_cmp) != NULL;
+	pfree(children);
+	return held;
+}
+
 /* Keeps this sample's reads for the next; counts the reused entries */
 static int32
 end_reuse(sample_state *st, bool conditions_held)
 {
 	int32		reused = 0;
-	bool		members_kept = !conditions_held || same_members(st);
+	bool		members_kept = !conditions_held || (same_members(st) && held_through_walk(st));
 
 	if (!members_kept)
 		read_reused_again(st);
@@ -767,7 +808,7 @@ sample_due(int64 now, int64 next, int64 last, int64 took, const pressure_state *
 			Max(pressure_sample_interval_ms / 4, 1) : pressure_sample_interval_ms;
 
 		/* sampling takes at most a third of the time: a slow sample spaces the next */
-		due = Min(due, last + Max(every, 3 * took));
+		due = Max(Min(due, last + every), last + 3 * took);
 	}
 	return due;
 }
@@ -798,6 +839,7 @@ procmem_sampler_main(Datum arg)
 	int64		last = 0;		/* when the last sample was taken */
 	int64		took = 0;		/* ... and how long it took (wall ms) */
 	int			last_interval = sample_interval_ms;
+	int			last_watch = watch_interval_ms;
 	procmem_options read_as = procmem_current_options(false);
 	int64		next_watch = 0;
 	struct sigaction term;
@@ -836,6 +878,9 @@ procmem_sampler_main(Datum arg)
 			if (sample_interval_ms != last_interval)
 				next = 0;
 			last_interval = sample_interval_ms;
+			if (watch_interval_ms != last_watch)
+				next_watch = 0;
+			last_watch = watch_interval_ms;
 			/* figures read another way are not reused */
 			now_as = procmem_current_options(false);
 			if (now_as.method != read_as.method || now_as.pagemap_flags != read_as.pagemap_flags)
@@ -851,7 +896,8 @@ procmem_sampler_main(Datum arg)
 			if (watch_interval_ms > 0 && now >= next_watch)
 			{
 				pressure = pressure_watch_tick(&watch, now, &thresholds);
-				next_watch = now + watch_interval_ms;
+				/* at least 10 ms: the growth needs readings 200 ms apart among the last 32 */
+				next_watch = now + Max(watch_interval_ms, 10);
 			}
 			else if (watch_interval_ms > 0)
 				pressure = &watch.state;
@@ -909,7 +955,7 @@ procmem_sampler_init(void)
 	DefineCustomIntVariable("pg_procmem.pressure_watch_interval",
 							"Time between two looks at how close memory is to its limit.",
 							"Under pressure the sampler samples every pg_procmem.pressure_sample_interval. 0 turns the watch off.",
-							&watch_interval_ms, 100, 0, 60 * 1000,
+							&watch_interval_ms, 100, 0, 1000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_procmem.pressure_sample_interval",
 							"Time between two samples while memory runs short.",

@@ -142,6 +142,12 @@ test_sum_moved(void)
 		ok(anon == 8 && file == 0, "by kind: without pgsteal_anon, reclaim's totals are anonymous");
 		reuse_sum_moved_by_kind(split, strlen(split), &anon, &file);
 		ok(anon == 1 && file == 4, "by kind: with it, the totals are left out");
+		{
+			const char *no_swap = "pgsteal_kswapd 5\npgsteal_anon 0\npgsteal_file 5\n";
+
+			reuse_sum_moved_by_kind(no_swap, strlen(no_swap), &anon, &file);
+			ok(anon == 0 && file == 5, "by kind: a pgsteal_anon of 0 (no swap) still splits them");
+		}
 		ok(reuse_moved_counter("pgsteal_file", 12) == REUSE_MOVES_FILE &&
 		   reuse_moved_counter("pgsteal_anon", 12) == REUSE_MOVES_ANON &&
 		   reuse_moved_counter("pgsteal_kswapd", 14) == REUSE_MOVES_ANY &&
@@ -230,6 +236,7 @@ test_process_unchanged(void)
 	base.threads = 1;
 	base.starttime = 3492926;
 	then.starttime = 3492926;
+	then.threads = 1;
 	then.sched = sched;
 
 	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0 + 1000), "unchanged: asleep, the same");
@@ -239,6 +246,18 @@ test_process_unchanged(void)
 	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS),
 	   "unchanged: not %d ms after", REUSE_MAX_AGE_MS);
 	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 - 1), "unchanged: not before it was read");
+	then.threads = 2;
+	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 + 1000),
+	   "unchanged: not when it had two threads at the read (one since gone ran unseen)");
+	then.threads = 1;
+	{
+		procfs_schedstat zeros = {0, 0};
+		reuse_mark z = then;
+
+		z.sched = zeros;
+		ok(!reuse_process_unchanged(&z, t0, &base, &zeros, t0 + 1000),
+		   "unchanged: not on a kernel that shows 0 0 0 (no sched_info)");
+	}
 
 	id = base;
 	id.starttime++;
