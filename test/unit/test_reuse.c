@@ -192,6 +192,7 @@ test_moved_equal(void)
 	reuse_moved none = {100, 3, -1, -1, -1};
 	reuse_moved none2 = none;
 	reuse_moved m;
+	procfs_result res;
 
 	ok(reuse_moved_equal(&a, &b) && reuse_anon_unmoved(&a, &b), "equal: the same readings");
 	b.anon++;
@@ -213,8 +214,11 @@ test_moved_equal(void)
 	none2.ksm_shared = 0;
 	ok(!reuse_moved_equal(&none, &none2), "equal: KSM appeared");
 
-	ok(reuse_read_moved(&m) == PROCFS_OK && m.anon + m.file > 0 && m.ksm_shared >= -1 &&
-	   m.ksm_sharing >= -1, "equal: this machine's (%llu anon, %llu file moved)",
+	/* read first: the arguments of ok() are evaluated in no set order */
+	memset(&m, 0, sizeof(m));
+	res = reuse_read_moved(&m);
+	ok(res == PROCFS_OK && m.anon + m.file > 0 && m.ksm_shared >= -1 && m.ksm_sharing >= -1 &&
+	   m.ksm_scanned >= -1, "equal: this machine's (%llu anon, %llu file moved)",
 	   (unsigned long long) m.anon, (unsigned long long) m.file);
 }
 
@@ -305,6 +309,7 @@ test_postmaster_still(void)
 	reuse_postmaster then = {{1000, 10}, 500, 4096 * 100};
 	reuse_postmaster now = then;
 	reuse_postmaster self;
+	procfs_result res;
 
 	ok(reuse_postmaster_still(&then, &now), "postmaster: did not run");
 	now.sched.runtime_ns += 5000;
@@ -324,8 +329,10 @@ test_postmaster_still(void)
 	now = then;
 	now.anon += 4096;
 	ok(!reuse_postmaster_still(&then, &now), "postmaster: so do anonymous pages");
-	ok(reuse_read_postmaster(getpid(), &self) == PROCFS_OK && self.faults > 0 && self.anon > 0 &&
-	   self.sched.runtime_ns > 0, "postmaster: this process's own (%llu faults, %lld anon)",
+	memset(&self, 0, sizeof(self));
+	res = reuse_read_postmaster(getpid(), &self);
+	ok(res == PROCFS_OK && self.faults > 0 && self.anon > 0 && self.sched.runtime_ns > 0,
+	   "postmaster: this process's own (%llu faults, %lld anon)",
 	   (unsigned long long) self.faults, (long long) self.anon);
 }
 
