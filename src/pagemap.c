@@ -26,6 +26,15 @@
 /* regions returned per PAGEMAP_SCAN call */
 #define REGIONS_PER_SCAN	256
 /*
+ * Address space walked per PAGEMAP_SCAN call, as a pread covers 16 MB: the
+ * kernel holds the process's memory (mmget) for a call's length, and a
+ * process it kills meanwhile (the OOM killer) gives its memory back only
+ * when the call ends; until then the OOM killer may take another process,
+ * the postmaster included. Under memory pressure the sampler reads the
+ * process that is growing four times a second.
+ */
+#define SCAN_SPAN			(UINT64_C(64) << 20)
+/*
  * A run of mappings this long (in pages) or shorter is read whole rather
  * than scanned: a scan and the read of what it found cost more than reading
  * 32 kB of entries (a library's data and bss, a small heap).
@@ -145,15 +154,21 @@ static procfs_result
 scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
 {
 	uint64_t	end = arg->end;
+	procfs_result res = PROCFS_OK;
 
 	while (arg->start < end)
 	{
-		int			n = ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, arg);
+		int			n;
 
+		arg->end = end - arg->start > SCAN_SPAN ? arg->start + SCAN_SPAN : end;
+		n = ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, arg);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return procfs_errno_result(errno);
+		{
+			res = procfs_errno_result(errno);
+			break;
+		}
 		if (n > (int) arg->vec_len)
 			n = (int) arg->vec_len;
 		if (fn(fn_arg, (const struct pm_page_region *) (uintptr_t) arg->vec, n))
@@ -161,10 +176,14 @@ scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn,
 		if ((arg->max_pages && n > 0) || arg->walk_end >= end)
 			break;
 		if (arg->walk_end <= arg->start)
-			return PROCFS_UNREADABLE;	/* no progress: do not spin */
+		{
+			res = PROCFS_UNREADABLE;	/* no progress: do not spin */
+			break;
+		}
 		arg->start = arg->walk_end;
 	}
-	return PROCFS_OK;
+	arg->end = end;
+	return res;
 }
 
 void
