@@ -33,7 +33,7 @@
  * the postmaster included. Under memory pressure the sampler reads the
  * process that is growing four times a second.
  */
-#define SCAN_SPAN			(UINT64_C(64) << 20)
+#define SCAN_SPAN			(UINT64_C(16) << 20)
 /*
  * A run of mappings this long (in pages) or shorter is read whole rather
  * than scanned: a scan and the read of what it found cost more than reading
