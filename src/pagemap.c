@@ -26,14 +26,16 @@
 /* regions returned per PAGEMAP_SCAN call */
 #define REGIONS_PER_SCAN	256
 /*
- * Address space walked per PAGEMAP_SCAN call, as a pread covers 16 MB: the
- * kernel holds the process's memory (mmget) for a call's length, and a
- * process it kills meanwhile (the OOM killer) gives its memory back only
- * when the call ends; until then the OOM killer may take another process,
- * the postmaster included. Under memory pressure the sampler reads the
- * process that is growing four times a second.
+ * Pages a PAGEMAP_SCAN call may return before it stops (its max_pages), as
+ * a pread covers 4096 entries: the kernel holds the process's memory
+ * (mmget) for a call's length, and a process it kills meanwhile (the OOM
+ * killer) gives its memory back only when the call ends; until then the
+ * OOM killer may take another process, the postmaster included. Under
+ * memory pressure the sampler reads the process that is growing four
+ * times a second. Stretches of address space with nothing in them cost a
+ * call nothing: the bound is on pages, not on address space.
  */
-#define SCAN_SPAN			(UINT64_C(16) << 20)
+#define SCAN_PAGES			4096
 /*
  * A run of mappings this long (in pages) or shorter is read whole rather
  * than scanned: a scan and the read of what it found cost more than reading
@@ -154,13 +156,15 @@ static procfs_result
 scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn, void *fn_arg)
 {
 	uint64_t	end = arg->end;
+	uint64_t	wanted = arg->max_pages;	/* the caller's: 0 for all */
 	procfs_result res = PROCFS_OK;
 
 	while (arg->start < end)
 	{
 		int			n;
 
-		arg->end = end - arg->start > SCAN_SPAN ? arg->start + SCAN_SPAN : end;
+		if (wanted == 0)
+			arg->max_pages = SCAN_PAGES;
 		n = ioctl(pf->fd, PM_IOCTL_PAGEMAP_SCAN, arg);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -173,7 +177,7 @@ scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn,
 			n = (int) arg->vec_len;
 		if (fn(fn_arg, (const struct pm_page_region *) (uintptr_t) arg->vec, n))
 			break;
-		if ((arg->max_pages && n > 0) || arg->walk_end >= end)
+		if ((wanted && n > 0) || arg->walk_end >= end)
 			break;
 		if (arg->walk_end <= arg->start)
 		{
@@ -182,7 +186,7 @@ scan(const pagemap_file *pf, struct pm_scan_arg_abi *arg, pagemap_regions_fn fn,
 		}
 		arg->start = arg->walk_end;
 	}
-	arg->end = end;
+	arg->max_pages = wanted;
 	return res;
 }
 
