@@ -138,8 +138,7 @@ reuse_read_postmaster(pid_t pid, reuse_postmaster *pm)
 	procfs_statm m;
 	procfs_result res;
 
-	if ((res = procfs_read_schedstat(pid, &pm->sched)) != PROCFS_OK ||
-		(res = procfs_read_stat(pid, &st)) != PROCFS_OK ||
+	if ((res = procfs_read_stat(pid, &st)) != PROCFS_OK ||
 		(res = procfs_read_statm(pid, &m)) != PROCFS_OK)
 		return res;
 	pm->faults = st.faults;

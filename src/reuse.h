@@ -87,7 +87,6 @@ extern int	reuse_anon_unmoved(const reuse_moved *a, const reuse_moved *b);
  */
 typedef struct reuse_postmaster
 {
-	procfs_schedstat sched;
 	uint64_t	faults;			/* stat's minflt + majflt */
 	int64_t		anon;			/* statm's resident - shared: RssAnon */
 } reuse_postmaster;
