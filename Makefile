@@ -16,7 +16,8 @@ MODULE_big = pg_procmem
 OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/reading.o src/kernel.o src/procfs.o src/pagemap.o \
 	src/pagetables.o src/sysmem.o src/connections.o src/history_format.o src/history_ring.o src/history_file.o \
 	src/history_sql.o src/crashes.o src/exit_message.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o \
-	src/memory_settings.o src/size.o src/pressure.o src/reuse.o
+	src/memory_settings.o src/size.o src/pressure.o src/reuse.o src/guard.o src/guard_backend.o \
+	src/guard_rules.o
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns size privileges bad_input methods system shapes hostile
@@ -31,14 +32,14 @@ EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 # have no generator. scripts-check (run by scripts/test) fails when
 # a committed script differs from its sources, or when a CREATE VIEW or
 # CREATE FUNCTION in it passes 100 lines.
-SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom headroom top history \
+SCRIPT_PARTS = clip size processes contexts backends system shared_memory oom headroom top history guard \
 	advice_facts advice_checks advice comments
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since
 # (the history's, for their new columns, and the advice's, which call the
 # history's functions; RELEASING.md, step 7).
 UPGRADE_FROM = 1.2.0
-UPGRADE_PARTS = history advice_facts advice_checks advice comments
+UPGRADE_PARTS = history guard advice_facts advice_checks advice comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then
@@ -74,9 +75,9 @@ $(OBJS): $(wildcard src/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_LIB = src/procfs.c src/keys.c src/pressure.c src/reuse.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
+UNIT_LIB = src/procfs.c src/keys.c src/pressure.c src/reuse.c src/guard_rules.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
 	src/exit_message.c
-UNIT_HDRS = src/procfs.h src/keys.h src/pressure.h src/reuse.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
+UNIT_HDRS = src/procfs.h src/keys.h src/pressure.h src/reuse.h src/guard_rules.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
 	src/history_format.h src/exit_message.h test/unit/tap.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse
 

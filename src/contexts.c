@@ -760,3 +760,15 @@ procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 	}
 	return SLOT_NONE;
 }
+
+/*
+ * This backend's user and database names, as it looked them up for its
+ * slot (no catalog access: the guard's log hook calls it during an error);
+ * empty when not known yet.
+ */
+void
+procmem_contexts_my_names(const char **usename, const char **datname)
+{
+	*usename = names_known ? my_usename : "";
+	*datname = names_known ? my_datname : "";
+}

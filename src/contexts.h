@@ -65,4 +65,7 @@ typedef enum procmem_slot_found
  */
 extern procmem_slot_found procmem_contexts_dead(int32 pid, procmem_slot_who *out);
 
+/* This backend's user and database names, as its slot says them ("" unknown) */
+extern void procmem_contexts_my_names(const char **usename, const char **datname);
+
 #endif							/* PROCMEM_CONTEXTS_H */

@@ -250,6 +250,44 @@ typedef struct history_crash
 	int64_t		cgroup_limit_after; /* its effective limit when the row was made; -1: none */
 } history_crash;
 
+/* What the memory guard did (guard.c), or a backend past its own limit (guard_backend.c) */
+typedef enum history_guard_what
+{
+	GUARD_CANCEL = 1,			/* canceled the statement */
+	GUARD_TERMINATE = 2,		/* ended the session */
+	GUARD_WOULD_CANCEL = 3,		/* pg_procmem.guard = dry_run: only said so */
+	GUARD_WOULD_TERMINATE = 4
+} history_guard_what;
+
+typedef enum history_guard_why
+{
+	GUARD_SERVER_LIMIT = 1,		/* the server's memory passed pg_procmem.guard_threshold */
+	GUARD_BACKEND_LIMIT = 2		/* the backend passed pg_procmem.max_backend_memory */
+} history_guard_why;
+
+/* One action of the guard (bytes; times are PostgreSQL timestamps) */
+typedef struct history_guard_action
+{
+	int64_t		at;
+	int64_t		number;			/* 1, 2, ...: the order they were taken in */
+	int32_t		pid;
+	int32_t		what;			/* history_guard_what */
+	int32_t		why;			/* history_guard_why */
+	int32_t		processes;		/* a parallel query's leader and workers */
+	int64_t		held;			/* what they held (RssAnon, guard_rules.h) */
+	int64_t		limit;			/* the limit passed: the source's, or the backend's */
+	int64_t		used;			/* the source's use at the time; -1: a backend limit */
+	int64_t		given_back;		/* how far what they held fell after it; -1: unknown */
+	int32_t		threshold_pct;	/* pg_procmem.guard_threshold; 0: a backend limit */
+	int32_t		source;			/* pressure_source_kind; 0: a backend limit */
+	int64_t		backend_start;	/* 0: unknown */
+	int64_t		query_start;	/* 0: unknown */
+	char		usename[HISTORY_NAME_LEN];
+	char		datname[HISTORY_NAME_LEN];
+	char		application_name[HISTORY_NAME_LEN];
+	char		query[HISTORY_QUERY_LEN];	/* empty: not kept */
+} history_guard_action;
+
 typedef enum history_record_kind
 {
 	RECORD_SAMPLE = 1,			/* count entries, the system entry first */

@@ -18,6 +18,7 @@
 #include "connections.h"
 #include "contexts.h"
 #include "crashes.h"
+#include "guard.h"
 #include "history_file.h"
 #include "history_ring.h"
 #include "members.h"
@@ -61,6 +62,9 @@ _PG_init(void)
 	procmem_crashes_init();
 	procmem_history_file_init();
 	procmem_sampler_init();
+	/* the memory guard, and each backend's own limit */
+	procmem_guard_init();
+	procmem_guard_backend_init();
 	/* the shared memory the files above registered, when preloaded */
 	procmem_shmem_install();
 	/* the history's query_id, on a server left at compute_query_id = auto */

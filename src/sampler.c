@@ -48,6 +48,7 @@
 #include "connections.h"
 #include "contexts.h"
 #include "crashes.h"
+#include "guard.h"
 #include "history_file.h"
 #include "history_ring.h"
 #include "members.h"
@@ -887,6 +888,8 @@ procmem_sampler_main(Datum arg)
 				reuse.valid = false;
 			read_as = now_as;
 		}
+		/* the guard's worker runs while pg_procmem.guard is on */
+		procmem_guard_ensure_worker();
 		if (sample_interval_ms > 0)
 		{
 			int64		now = monotonic_ms();

@@ -13,8 +13,8 @@
 
 #include "shmem.h"
 
-/* contexts.c, connections.c, history_ring.c, crashes.c, history_file.c */
-#define MAX_PARTS 5
+/* contexts.c, connections.c, history_ring.c, crashes.c, history_file.c, guard.c */
+#define MAX_PARTS 6
 
 static const procmem_shmem_part *parts[MAX_PARTS];
 static int	nparts = 0;

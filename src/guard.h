@@ -1,0 +1,50 @@
+/*
+ * guard.h
+ *		The memory guard: cancels the statement holding the most memory
+ *		before the server reaches its limit (guard.c), and a backend's own
+ *		limit (guard_backend.c). docs/guard.md says what it does and what
+ *		it cannot do.
+ */
+#ifndef PROCMEM_GUARD_H
+#define PROCMEM_GUARD_H
+
+#include "history_format.h"
+
+/* What the guard asked of a backend, until that backend reports it */
+typedef struct guard_request
+{
+	int32		pid;			/* 0: a free entry */
+	int32		what;			/* GUARD_CANCEL or GUARD_TERMINATE */
+	TimestampTz asked_at;
+	int64		number;			/* its action's */
+	int64		held;
+	int64		used;
+	int64		limit;
+	int32		threshold_pct;
+	int32		source;			/* pressure_source_kind */
+} guard_request;
+
+/* Settings, shared memory and the log hook; from _PG_init. */
+extern void procmem_guard_init(void);
+extern void procmem_guard_backend_init(void);
+
+/*
+ * From the sampler's loop: starts the guard's worker when pg_procmem.guard
+ * is on (or dry_run) and none runs; it stops by itself when turned off.
+ */
+extern void procmem_guard_ensure_worker(void);
+
+/*
+ * The request the guard made of this backend (pid) for this kind of
+ * error, if any, taken out of the list: true when there was one, asked
+ * after the statement began at stmt_start.
+ */
+extern bool guard_take_request(int32 pid, int32 what, TimestampTz stmt_start, guard_request *out);
+
+/* Keeps an action (number set here, returned); 0 when not preloaded. */
+extern int64 guard_record_action(history_guard_action *a);
+
+/* How much an action's process gave back, once measured */
+extern void guard_set_given_back(int64 number, int64 bytes);
+
+#endif							/* PROCMEM_GUARD_H */

@@ -1,0 +1,197 @@
+"""The memory guard and the per-backend limit, under load (TAP).
+
+Run as root by scripts/test (every major) against a cluster preloaded
+with pg_procmem.guard = on and pg_procmem.guard_terminate = on (the
+threshold at its default, 90 %), inside a memory cgroup of its own
+($GUARD_CGROUP), with pgbench running 100 clients from outside that
+cgroup:
+
+  limit     a superuser's SET of pg_procmem.max_backend_memory, and a
+            role's ALTER ROLE ... SET: a sort past it gets SQLSTATE 53200
+            with the figure, the limit and the setting's name; a role may
+            not set it itself; a query under it runs
+  slow      with the cgroup at 1.5 GB: a sort growing at about 300 MB/s
+  fast      the same sort, unthrottled
+  sessions  sessions that each fill 100 MB of temp_buffers and stay idle:
+            nothing to cancel, so the guard ends them, largest first
+
+For each: the hog's client gets the guard's error (53200), the guard's
+action names it and what it gave back, the cgroup's OOM kill counter does
+not move, the postmaster is the same, and pgbench has no failed
+transaction; the guard acted on no pgbench connection.
+
+    PG_BIN=... CLUSTER_DIR=... GUARD_CGROUP=... python3 test/history/guard.py
+"""
+import os
+import re
+import subprocess
+import time
+
+from cluster import PG_BIN, wait_until, session, close, cgroup_memory_limit
+from tap import ok, skip, done, rows, value, execute
+
+CGROUP = os.environ.get("GUARD_CGROUP", "")
+LIMIT = 1536 << 20
+PSQL = os.environ.get("PSQL", "psql")
+DBA = "guard_dba"               # pg_monitor only
+LIMITED = "guard_limited"       # a role with its own limit
+ETL_APP = "guard-etl"
+SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
+        "AS x WHERE pg_sleep(CASE WHEN g %% 1000 = 0 THEN greatest(0, g / %d.0 - "
+        "extract(epoch FROM clock_timestamp() - statement_timestamp())) ELSE 0 END) IS NOT NULL "
+        "ORDER BY g DESC, pad) AS s;")
+FAST = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM generate_series(1, 400000000) AS g "
+        "ORDER BY g DESC, pad) AS s;")
+TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
+        "SELECT repeat('x', 400) AS x FROM generate_series(1, 220000);")
+
+
+def psql(sql, user=None, app="guard-test", timeout=180):
+    """Runs sql in its own session; its result and errors, verbose (SQLSTATE)."""
+    env = dict(os.environ, PGAPPNAME=app)
+    if user:
+        env["PGUSER"] = user
+    return subprocess.run([PSQL, "-X", "-v", "VERBOSITY=verbose", "-f", "-"], input=sql, capture_output=True,
+                          text=True, env=env, timeout=timeout)
+
+
+def oom_kills():
+    """The cgroup's OOM kill counter (v2 memory.events, v1 memory.oom_control)."""
+    for name in ("memory.events", "memory.oom_control"):
+        path = os.path.join(CGROUP, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition(" ")
+                    if k == "oom_kill":
+                        return int(v)
+    return None
+
+
+def actions(since):
+    return rows("SELECT action_number, pid, action, reason, processes, held, limit_bytes, used, given_back, "
+                "application_name, query FROM pg_procmem_guard_actions WHERE action_number > %d "
+                "ORDER BY action_number" % since, "user=%s dbname=postgres" % DBA)
+
+
+def last_action():
+    return int(value("SELECT coalesce(max(action_number), 0) FROM pg_procmem_guard_actions"))
+
+
+def backend_limit():
+    """pg_procmem.max_backend_memory, set by a superuser in a session and for a role."""
+    r = psql("SET pg_procmem.max_backend_memory = '150MB';\nSET work_mem = '2GB';\n" + FAST)
+    ok("ERROR:  53200: canceling statement because this backend held" in r.stderr and
+       "over pg_procmem.max_backend_memory (150MB)" in r.stderr,
+       "limit: a sort past a superuser's SET of 150MB gets SQLSTATE 53200 naming the figure and the limit",
+       r.stderr)
+    r = psql("SET pg_procmem.max_backend_memory = '1GB';", user=LIMITED)
+    ok("permission denied to set parameter" in r.stderr,
+       "limit: a role may not set pg_procmem.max_backend_memory itself", r.stderr)
+    r = psql("SET work_mem = '2GB';\n" + FAST, user=LIMITED)
+    ok("53200" in r.stderr and "(150MB)" in r.stderr,
+       "limit: ALTER ROLE ... SET pg_procmem.max_backend_memory limits the role's sessions", r.stderr)
+    r = psql("SELECT count(*) FROM generate_series(1, 100000);", user=LIMITED)
+    ok(r.returncode == 0 and "100000" in r.stdout, "limit: a query under the limit runs", r.stderr)
+    a = [x for x in actions(0) if x["reason"] == "backend limit"]
+    good = [x for x in a if x["action"] == "cancel" and int(x["held"]) > int(x["limit_bytes"]) == 150 << 20
+            and x["given_back"] is not None and int(x["given_back"]) > int(x["held"]) // 2]
+    ok(len(a) == 2 and len(good) == 2,
+       "limit: both cancels are on record, each having held more than the limit and given back over half",
+       a)
+
+
+def hog(name, sql):
+    """A sort in the cgroup until the guard cancels it; the guard's action."""
+    before = last_action()
+    t0 = time.time()
+    # the session stays a moment after the error: what it gives back is measured while it lives
+    r = psql("SET work_mem = '8GB';\n" + sql + "\nSELECT pg_sleep(2.5);", app="guard-" + name)
+    took = time.time() - t0
+    a = actions(before)
+    print("# %s: ended after %.1f s: %s" % (name, took, r.stderr.strip().splitlines()[-3:]))
+    for x in a:
+        print("# %s: action %s" % (name, dict(x)))
+    ok("ERROR:  53200: canceling statement because this backend held the most memory" in r.stderr and
+       "cgroup's memory reached" in r.stderr and "pg_procmem.guard_threshold (90%)" in r.stderr,
+       "%s: the hog's client gets the guard's error (53200, the figures, the threshold)" % name, r.stderr)
+    mine = [x for x in a if x["application_name"] == "guard-" + name]
+    ok(len(mine) >= 1 and mine[0]["action"] == "cancel" and mine[0]["reason"] == "server limit"
+       and int(mine[0]["used"]) >= int(mine[0]["limit_bytes"]) * 0.9,
+       "%s: the guard's action names the hog, at 90%% of the cgroup's limit or more" % name, a)
+    wait_until(lambda: actions(before)[0]["given_back"] is not None, 5)
+    a = actions(before)
+    mine = [x for x in a if x["application_name"] == "guard-" + name]
+    ok(mine and mine[0]["given_back"] is not None and int(mine[0]["given_back"]) >= int(mine[0]["held"]) // 2,
+       "%s: the hog gave back at least half of what it held (%s of %s bytes)"
+       % (name, mine and mine[0]["given_back"], mine and mine[0]["held"]), a)
+    return a
+
+
+def temp_sessions():
+    """Sessions filling temp_buffers and staying idle: the guard ends them."""
+    before = last_action()
+    started = []
+    try:
+        for _ in range(20):
+            started.append(session(TEMP, ETL_APP))
+            time.sleep(0.7)
+            if [x for x in actions(before) if x["action"] == "terminate"]:
+                break
+        wait_until(lambda: [x for x in actions(before) if x["action"] == "terminate"], 10)
+    finally:
+        for p in started:
+            close(p)
+    a = actions(before)
+    for x in a:
+        print("# sessions: action %s" % dict(x))
+    ends = [x for x in a if x["action"] == "terminate"]
+    ok(ends and all(x["application_name"] == ETL_APP for x in a),
+       "sessions: the guard ended %d of the temp_buffers sessions, and acted on nothing else" % len(ends), a)
+    ok(ends and all(int(x["given_back"] or 0) >= 50 << 20 for x in ends),
+       "sessions: each session ended gave back at least 50 MB", ends)
+    return a
+
+
+def pgbench(seconds):
+    """100 clients, select-only at a modest rate, outside the server's cgroup."""
+    p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-S", "-c", "100", "-j", "4", "-R", "400",
+                          "-T", str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wait_until(lambda: int(value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"))
+               >= 100, 60)
+    return p
+
+
+def main():
+    if not CGROUP:
+        skip(17, "no memory cgroup could be made for the server here")
+        done()
+    for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
+        if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
+            execute("CREATE ROLE %s LOGIN%s" % (role, extra))
+    execute("ALTER ROLE %s SET pg_procmem.max_backend_memory = '150MB'" % LIMITED)
+    backend_limit()
+
+    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
+    started = value("SELECT pg_postmaster_start_time()")
+    load = pgbench(90)
+    kills = oom_kills()
+    try:
+        cgroup_memory_limit(CGROUP, LIMIT)
+        found = hog("slow", SORT % 300000) + hog("fast", FAST) + temp_sessions()
+    finally:
+        cgroup_memory_limit(CGROUP, None)
+    out, _ = load.communicate(timeout=150)
+    failed = re.search(r"number of failed transactions: (\d+)", out)
+    ok(load.returncode == 0 and (failed is None or failed.group(1) == "0") and "aborted" not in out,
+       "pgbench ran its 100 clients to the end with no failed transaction", out)
+    ok(not [x for x in found if x["application_name"] == "pgbench"],
+       "the guard acted on no pgbench connection", found)
+    ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
+    ok(value("SELECT pg_postmaster_start_time()") == started, "no crash restart: the postmaster started at %s"
+       % started)
+    done()
+
+
+
+main()
