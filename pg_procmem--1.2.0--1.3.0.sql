@@ -1509,6 +1509,26 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 
 COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 
+-- pg_procmem_guard_actions
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.acted_at IS 'when the guard signalled the backend, or when the backend passed its own limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action_number IS '1, 2, ...: the order of the actions since the server started';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.pid IS 'the backend acted on (a parallel query''s leader)';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action IS 'cancel, terminate, or in dry_run would cancel, would terminate';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.reason IS 'server limit: the memory passed pg_procmem.guard_threshold of its limit; backend limit: the backend passed pg_procmem.max_backend_memory';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.processes IS 'how many processes it counted as one: the leader and its parallel workers';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.held IS 'bytes: what they held, their anonymous resident memory (RssAnon)';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.limit_bytes IS 'bytes: the limit passed: the cgroup''s or the machine''s (or pg_procmem.guard_limit), or pg_procmem.max_backend_memory';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.used IS 'bytes: the memory of that source the kernel cannot reclaim, when the guard acted; NULL for a backend limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.threshold_pct IS 'pg_procmem.guard_threshold when the guard acted; NULL for a backend limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.source IS 'cgroup or machine: whose limit was near; NULL for a backend limit';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.backend_start IS 'when the backend started';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.query_start IS 'when its statement started';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.usename IS 'its user';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.datname IS 'its database';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.application_name IS 'its application_name';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.query IS 'the first 255 bytes of its statement; NULL where pg_procmem.keep_statement_text is off for it';
+
 -- pg_procmem_history_system
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample IS 'the sample''s number, in the order samples were taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sampled_at IS 'when the sample was taken, by the wall clock';

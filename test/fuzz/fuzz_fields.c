@@ -6,11 +6,14 @@
  * is NUL-terminated within its buffer; a parsed stat has a ppid and a
  * thread count, a parsed schedstat figures within int64_t, statm its shared
  * within its resident, the moved pages by kind their sum, a memory.stat
- * figure is a number or none (-1) or invalid (-2).
+ * figure is a number or none (-1) or invalid (-2); what a backend holds
+ * from statm is -1 or resident minus shared, as procfs_parse_statm() reads it.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "guard_rules.h"
 #include "pagemap.h"
 #include "pressure.h"
 #include "procfs.h"
@@ -44,6 +47,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (procfs_parse_statm(s, size, &sm) == 0 &&
 		(sm.resident < 0 || sm.shared < 0 || sm.shared > sm.resident))
+		abort();
+	v = guard_held_from_statm(s, size, 4096);
+	if (v < -1 || (v >= 0 && procfs_parse_statm(s, size, &sm) == 0 && sysconf(_SC_PAGESIZE) == 4096 &&
+				   v != sm.resident - sm.shared))
 		abort();
 	reuse_sum_moved_by_kind(s, size, &anon, &file);
 	if (anon + file != reuse_sum_moved(s, size))

@@ -5,11 +5,13 @@
  * Invariants: no crash, no UB (a division by a zero stretch, a cast past
  * int64_t); the level held is at least the level now; a level names a
  * source, and a level now that source's readable figures; the time to the
- * limit is -1 or more.
+ * limit is -1 or more. The guard's test of the same reading: a source it
+ * names is one of the reading's, over the threshold, with its figures.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard_rules.h"
 #include "pressure.h"
 
 static pressure_watch w;
@@ -56,6 +58,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		pressure_add_reading(&w, &r);
 		pressure_assess(&w, &t);
+		{
+			int64_t		used = -5, limit = -5;
+			int64_t		override = take(&p, end, 2);
+			int			i = guard_over(&r, t.high_pct, override, &used, &limit);
+
+			if (i >= r.nsources || i < -1 ||
+				(i >= 0 && (used != r.used[i] || limit <= 0 || used < 0 ||
+							(double) used * 100.0 < (double) t.high_pct * (double) limit * (1 - 1e-9))) ||
+				(i < 0 && (used != -5 || limit != -5)))
+				abort();
+		}
 		if (w.state.level < w.state.now || w.state.ms_to_limit < -1 ||
 			(w.state.level != PRESSURE_NONE && w.state.source == PRESSURE_FROM_NONE) ||
 			(w.state.now != PRESSURE_NONE && (w.state.used < 0 || w.state.limit <= 0)))
