@@ -85,15 +85,21 @@ static bool guard_terminate = false;
 #define GUARD_REQUEST_MAX_AGE_MS	10000
 
 #define GUARD_REQUESTS	16
-#define GUARD_ACTIONS	128
+#define GUARD_ACTIONS	GUARD_ACTIONS_KEPT
+
+/* What the history file has of an action (the sampler writes it, history_file.c) */
+#define ACTION_WRITTEN	0x01	/* a first record */
+#define ACTION_FINAL	0x02	/* ... and the one with what it gave back */
 
 typedef struct guard_shared
 {
 	slock_t		mutex;
 	int32		worker_pid;		/* the running guard's; 0: none */
 	guard_request requests[GUARD_REQUESTS];
-	int64		actions_taken;	/* the ring holds the last GUARD_ACTIONS */
+	int64		last_number;	/* the last action's number */
+	int64		stored;			/* actions stored: the ring holds the last GUARD_ACTIONS */
 	history_guard_action actions[GUARD_ACTIONS];
+	uint8		written[GUARD_ACTIONS];	/* ACTION_* */
 } guard_shared;
 
 static guard_shared *shared = NULL;
@@ -179,30 +185,93 @@ put_request(const guard_request *req)
 	SpinLockRelease(&shared->mutex);
 }
 
+/* Stores an action in the ring, in place of one with its pid and time (under the lock) */
+static void
+store(const history_guard_action *a, uint8 written)
+{
+	int			slot = -1;
+
+	for (int i = 0; i < GUARD_ACTIONS && slot < 0; i++)
+		if (shared->actions[i].at == a->at && shared->actions[i].pid == a->pid && a->at != 0)
+			slot = i;
+	if (slot < 0)
+		slot = (int) (shared->stored++ % GUARD_ACTIONS);
+	shared->actions[slot] = *a;
+	shared->written[slot] = written;
+	shared->last_number = Max(shared->last_number, a->number);
+}
+
 int64
 guard_record_action(history_guard_action *a)
 {
 	if (shared == NULL)
 		return 0;
 	SpinLockAcquire(&shared->mutex);
-	a->number = ++shared->actions_taken;
-	shared->actions[(a->number - 1) % GUARD_ACTIONS] = *a;
+	a->number = shared->last_number + 1;
+	store(a, 0);
 	SpinLockRelease(&shared->mutex);
 	return a->number;
 }
 
 void
-guard_set_given_back(int64 number, int64 bytes)
+guard_set_given_back(int32 pid, TimestampTz at, int64 bytes)
 {
-	history_guard_action *a;
-
-	if (shared == NULL || number <= 0)
+	if (shared == NULL || at == 0)
 		return;
 	SpinLockAcquire(&shared->mutex);
-	a = &shared->actions[(number - 1) % GUARD_ACTIONS];
-	if (a->number == number && bytes > a->given_back)
-		a->given_back = bytes;
+	for (int i = 0; i < GUARD_ACTIONS; i++)
+	{
+		history_guard_action *a = &shared->actions[i];
+
+		if (a->pid == pid && a->at == at && bytes > a->given_back)
+			a->given_back = bytes;
+	}
 	SpinLockRelease(&shared->mutex);
+}
+
+void
+guard_load_action(const history_guard_action *a)
+{
+	if (shared == NULL)
+		return;
+	SpinLockAcquire(&shared->mutex);
+	store(a, ACTION_WRITTEN | ACTION_FINAL);
+	SpinLockRelease(&shared->mutex);
+}
+
+/* Whether what an action gave back is known for good: its measuring is over */
+static bool
+settled_for_good(const history_guard_action *a, TimestampTz now)
+{
+	return TimestampDifferenceExceeds(a->at, now, GUARD_MEASURE_MS + 500);
+}
+
+int
+guard_take_unwritten(history_guard_action *out, int max, bool all)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			n = 0;
+
+	if (shared == NULL)
+		return 0;
+	SpinLockAcquire(&shared->mutex);
+	for (int i = 0; i < GUARD_ACTIONS && n < max; i++)
+	{
+		const history_guard_action *a = &shared->actions[i];
+		bool		final;
+
+		if (a->at == 0)
+			continue;
+		final = settled_for_good(a, now);
+		if (all || !(shared->written[i] & ACTION_WRITTEN) ||
+			(final && !(shared->written[i] & ACTION_FINAL)))
+		{
+			out[n++] = *a;
+			shared->written[i] = ACTION_WRITTEN | (final ? ACTION_FINAL : 0);
+		}
+	}
+	SpinLockRelease(&shared->mutex);
+	return n;
 }
 
 /* --- the worker --------------------------------------------------------- */
@@ -212,7 +281,7 @@ typedef struct signalled
 {
 	int32		pid;
 	int32		what;
-	int64		number;			/* its action's */
+	TimestampTz acted_at;		/* its action's */
 	int64		held;			/* its group's, when signalled */
 	int64		at_ms;			/* monotonic */
 	TimestampTz query_start;	/* the statement canceled */
@@ -270,7 +339,7 @@ follow_signalled(guard_worker *gw, int64 now)
 			continue;
 		held = held_now(s->pid, gw->page);
 		back = held < 0 ? s->held : Max(s->held - held, 0);
-		guard_set_given_back(s->number, back);
+		guard_set_given_back(s->pid, s->acted_at, back);
 		if (!s->settled && (held < 0 || back * 2 >= s->held || now - s->at_ms >= GUARD_SETTLE_MS))
 			s->settled = true;
 		if (held < 0 || now - s->at_ms >= GUARD_MEASURE_MS)
@@ -462,7 +531,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	a.threshold_pct = guard_threshold;
 	a.source = source == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP;
 
-	/* kept before the signal: the backend's report of it names its number */
+	/* kept before the signal: the backend may report it at once */
 	totals = procmem_contexts_totals(&ntotals);
 	describe(&a, b, totals, ntotals);
 	guard_record_action(&a);
@@ -472,7 +541,6 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		req.pid = a.pid;
 		req.what = a.what;
 		req.asked_at = a.at;
-		req.number = a.number;
 		req.held = a.held;
 		req.used = used;
 		req.limit = limit;
@@ -488,7 +556,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	memset(&s, 0, sizeof(s));
 	s.pid = a.pid;
 	s.what = a.what;
-	s.number = a.number;
+	s.acted_at = a.at;
 	s.held = a.held;
 	s.at_ms = now;
 	s.query_start = a.query_start;
@@ -635,6 +703,18 @@ put_time(Datum *values, bool *nulls, int i, int64 t)
 	values[i] = TimestampTzGetDatum((TimestampTz) t);
 }
 
+/* In the order they were taken: by time, then number */
+static int
+action_cmp(const void *x, const void *y)
+{
+	const history_guard_action *a = x;
+	const history_guard_action *b = y;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return (a->number > b->number) - (a->number < b->number);
+}
+
 /*
  * pg_procmem_guard_log(missing_ok) - the guard's actions, oldest first (the
  * last GUARD_ACTIONS).
@@ -645,7 +725,6 @@ pg_procmem_guard_log(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = start_result_set(fcinfo, guard_actions_shapes,
 											 lengthof(guard_actions_shapes));
 	history_guard_action *copy;
-	int64		taken;
 	int			n;
 
 	if (shared == NULL)
@@ -655,12 +734,13 @@ pg_procmem_guard_log(PG_FUNCTION_ARGS)
 		procmem_shmem_missing();
 	}
 	copy = palloc(sizeof(history_guard_action) * GUARD_ACTIONS);
+	n = 0;
 	SpinLockAcquire(&shared->mutex);
-	taken = shared->actions_taken;
-	n = (int) Min(taken, GUARD_ACTIONS);
-	for (int k = 0; k < n; k++)
-		copy[k] = shared->actions[(taken - n + k) % GUARD_ACTIONS];
+	for (int k = 0; k < GUARD_ACTIONS; k++)
+		if (shared->actions[k].at != 0)
+			copy[n++] = shared->actions[k];
 	SpinLockRelease(&shared->mutex);
+	qsort(copy, n, sizeof(history_guard_action), action_cmp);
 
 	for (int k = 0; k < n; k++)
 	{

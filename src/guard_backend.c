@@ -65,8 +65,8 @@ static volatile sig_atomic_t over_limit = false;
 static volatile int64 over_held = 0;
 static volatile TimestampTz over_at = 0;
 
-/* The action a cancel recorded, whose given-back figure the trim measures */
-static int64 trim_number = 0;
+/* The action a cancel recorded (pid and time), whose given-back figure the trim measures */
+static TimestampTz trim_at = 0;
 static int64 trim_held = 0;
 static bool trim_pending = false;
 static MemoryContextCallback trim_callback;
@@ -181,22 +181,22 @@ trim_heap(void *arg)
 
 	trim_pending = false;
 	malloc_trim(0);
-	if (statm_fd >= 0 && trim_number > 0 && (n = pread(statm_fd, buf, sizeof(buf), 0)) > 0)
+	if (statm_fd >= 0 && trim_at != 0 && (n = pread(statm_fd, buf, sizeof(buf), 0)) > 0)
 	{
 		int64		held = guard_held_from_statm(buf, (size_t) n, page_size);
 
 		if (held >= 0)
-			guard_set_given_back(trim_number, Max(trim_held - held, 0));
+			guard_set_given_back(MyProcPid, trim_at, Max(trim_held - held, 0));
 	}
-	trim_number = 0;
+	trim_at = 0;
 }
 
 static void
-trim_after_abort(int64 number, int64 held)
+trim_after_abort(TimestampTz at, int64 held)
 {
 	MemoryContext cxt = MessageContext ? MessageContext : TopTransactionContext;
 
-	trim_number = number;
+	trim_at = at;
 	trim_held = held;
 	if (trim_pending || cxt == NULL)
 		return;
@@ -221,7 +221,6 @@ report_backend_limit(ErrorData *edata)
 {
 	history_guard_action a;
 	char		held_s[32];
-	int64		number;
 	const char *usename, *datname;
 
 	guard_format_bytes(held_s, sizeof(held_s), over_held);
@@ -246,14 +245,14 @@ report_backend_limit(ErrorData *edata)
 	strlcpy(a.application_name, application_name ? application_name : "", sizeof(a.application_name));
 	if (procmem_keep_statement_text && debug_query_string)
 		history_copy_text(a.query, sizeof(a.query), debug_query_string, strlen(debug_query_string));
-	number = guard_record_action(&a);
+	(void) guard_record_action(&a);
 
 	edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
 	edata->message = psprintf("canceling statement because this backend held %s, over pg_procmem.max_backend_memory (%s)",
 							  held_s, limit_as_set());
 	edata->detail = NULL;
 	edata->hint = pstrdup("What a backend holds is its anonymous resident memory (RssAnon in /proc/PID/status).");
-	trim_after_abort(number, over_held);
+	trim_after_abort(a.at, over_held);
 }
 
 /* The guard canceled this backend's statement or ended its session */

@@ -43,6 +43,7 @@
 #include "storage/shmem.h"
 
 #include "crashes.h"
+#include "guard.h"
 #include "history_file.h"
 #include "history_ring.h"
 #include "shmem.h"
@@ -393,6 +394,12 @@ sink_crash(void *arg, const history_crash *c)
 }
 
 static void
+sink_guard(void *arg, const history_guard_action *a)
+{
+	guard_load_action(a);
+}
+
+static void
 sink_check(void *arg)
 {
 	/* a shutdown does not wait for the load; the file is as it was */
@@ -496,6 +503,7 @@ history_file_load(void)
 	sink.crash = sink_crash;
 	sink.check = sink_check;
 	sink.arg = NULL;
+	sink.guard = sink_guard;
 	buf = palloc(HISTORY_LOAD_BUFFER);
 	r = history_load(&src, &sink, buf);
 	pfree(buf);
@@ -607,14 +615,15 @@ batch_add(batch *bt, history_record_kind kind, uint32 count,
 }
 
 /*
- * The bytes a rewrite writes: the header, the crash rows, and every whole
- * sample of the ring with its record's header.
+ * The bytes a rewrite writes: the header, the crash rows, the guard's
+ * actions, and every whole sample of the ring with its record's header.
  */
 static uint64
-rewrite_size(int ncrashes)
+rewrite_size(int ncrashes, int nactions)
 {
 	uint64		bytes = sizeof(history_file_header) +
-		(uint64) ncrashes * (sizeof(history_record) + sizeof(history_crash));
+		(uint64) ncrashes * (sizeof(history_record) + sizeof(history_crash)) +
+		(uint64) nactions * (sizeof(history_record) + sizeof(history_guard_action));
 	uint64		end = history_ring_end();
 
 	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
@@ -634,6 +643,8 @@ rewrite(void)
 	history_file_header h;
 	history_crash *c;
 	uint32		nc;
+	history_guard_action *ga;
+	int			ng;
 	uint64		end = history_ring_end();
 	uint64		size;
 	batch	   *bt;
@@ -648,10 +659,13 @@ rewrite(void)
 	if (!name_free(HISTORY_FILE) || !name_free(HISTORY_FILE_TMP))
 		return;
 	c = crashes_copy(&nc);
-	size = rewrite_size(nc);
+	ga = palloc(sizeof(history_guard_action) * GUARD_ACTIONS_KEPT);
+	ng = guard_take_unwritten(ga, GUARD_ACTIONS_KEPT, true);
+	size = rewrite_size(nc, ng);
 	if (!room_for(size))
 	{
 		pfree(c);
+		pfree(ga);
 		return;
 	}
 
@@ -664,6 +678,7 @@ rewrite(void)
 	{
 		write_failed(FAILED_CREATE, HISTORY_FILE_TMP);
 		pfree(c);
+		pfree(ga);
 		pfree(bt);
 		return;
 	}
@@ -675,6 +690,8 @@ rewrite(void)
 	ok = true;
 	for (uint32 i = 0; ok && i < nc; i++)
 		ok = batch_add(bt, RECORD_CRASH, 1, &c[i], sizeof(history_crash), NULL, 0);
+	for (int i = 0; ok && i < ng; i++)
+		ok = batch_add(bt, RECORD_GUARD, 1, &ga[i], sizeof(history_guard_action), NULL, 0);
 	for (uint64 p = history_ring_first_sample(); ok && p < end; p = history_ring_next_sample(p))
 	{
 		uint32		n = (uint32) (history_ring_next_sample(p) - p);
@@ -719,6 +736,7 @@ rewrite(void)
 		state->said_failure = state->said_space = state->said_blocked = false;
 	}
 	pfree(c);
+	pfree(ga);
 	pfree(bt);
 }
 
@@ -808,6 +826,17 @@ void
 history_file_append_sample(const history_entry *e, uint32 n)
 {
 	append(RECORD_SAMPLE, n, e, sizeof(history_entry) * n);
+}
+
+void
+history_file_append_guard(void)
+{
+	history_guard_action a[8];
+	int			n;
+
+	while ((n = guard_take_unwritten(a, lengthof(a), false)) > 0)
+		for (int i = 0; i < n; i++)
+			append(RECORD_GUARD, 1, &a[i], sizeof(a[i]));
 }
 
 void

@@ -44,6 +44,8 @@ extern void history_file_rewrite(void);
  * sample already in the ring is then in it).
  */
 extern void history_file_append_sample(const history_entry *e, uint32 n);
+/* The guard's actions the file does not have yet, or not as measured (guard.h) */
+extern void history_file_append_guard(void);
 extern void history_file_append_stop(void);
 
 extern void history_file_close(void);

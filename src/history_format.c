@@ -144,6 +144,8 @@ history_record_payload(uint32_t kind, uint32_t count)
 			return count >= 1 && count <= HISTORY_MAX_SAMPLE ? count * sizeof(history_entry) : 0;
 		case RECORD_CRASH:
 			return count == 1 ? sizeof(history_crash) : 0;
+		case RECORD_GUARD:
+			return count == 1 ? sizeof(history_guard_action) : 0;
 		default:
 			return 0;
 	}
@@ -420,6 +422,32 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 			sink->crash(sink->arg, &c);
 			res.crashes++;
 			res.tail_open = 0;
+		}
+		else if (r.kind == RECORD_GUARD)
+		{
+			history_guard_action a;
+			int			rc;
+
+			/* says nothing of how the run ended: tail_open stays */
+			rc = window_read(&w, off + sizeof(r), &a, sizeof(a));
+			if (rc != 0)
+			{
+				res.status = rc < 0 ? HF_READ_ERROR : HF_SHORT;
+				break;
+			}
+			if (record_crc(history_crc32c(0, &a, sizeof(a)), r.kind, r.count) != r.crc)
+			{
+				res.status = HF_CORRUPT;
+				break;
+			}
+			/* its text fields as the reader expects them: NUL-terminated */
+			a.usename[sizeof(a.usename) - 1] = '\0';
+			a.datname[sizeof(a.datname) - 1] = '\0';
+			a.application_name[sizeof(a.application_name) - 1] = '\0';
+			a.query[sizeof(a.query) - 1] = '\0';
+			if (sink->guard)
+				sink->guard(sink->arg, &a);
+			res.guard_actions++;
 		}
 		else if (r.kind == RECORD_SAMPLE)
 		{

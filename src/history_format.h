@@ -268,8 +268,9 @@ typedef enum history_guard_why
 /* One action of the guard (bytes; times are PostgreSQL timestamps) */
 typedef struct history_guard_action
 {
-	int64_t		at;
-	int64_t		number;			/* 1, 2, ...: the order they were taken in */
+	int64_t		at;				/* with pid, what tells two actions apart */
+	int64_t		number;			/* 1, 2, ...: the order they were taken in
+								 * since the history began */
 	int32_t		pid;
 	int32_t		what;			/* history_guard_what */
 	int32_t		why;			/* history_guard_why */
@@ -292,7 +293,10 @@ typedef enum history_record_kind
 {
 	RECORD_SAMPLE = 1,			/* count entries, the system entry first */
 	RECORD_CRASH = 2,			/* one history_crash */
-	RECORD_STOP = 3				/* a clean stop: no payload */
+	RECORD_STOP = 3,			/* a clean stop: no payload */
+	RECORD_GUARD = 4			/* one history_guard_action; written again once
+								 * what it gave back is known (pid and at name
+								 * it: the later record counts) */
 } history_record_kind;
 
 typedef struct history_file_header
@@ -390,6 +394,8 @@ typedef struct history_sink
 	void		(*crash) (void *arg, const history_crash *c);
 	void		(*check) (void *arg);	/* once a record: may stop the load */
 	void	   *arg;
+	/* each guard action (CRC checked, text fields ended); NULL: skipped */
+	void		(*guard) (void *arg, const history_guard_action *a);
 } history_sink;
 
 /* What a load found */
@@ -402,6 +408,7 @@ typedef struct history_load_result
 	uint32_t	samples_loaded;
 	uint32_t	samples_dropped;	/* older than what the ring holds, or larger */
 	uint32_t	crashes;
+	uint32_t	guard_actions;	/* RECORD_GUARD records, rewritten ones included */
 	uint64_t	bytes_read;
 	/*
 	 * The file, read to its end, ends with a sample: neither a clean stop

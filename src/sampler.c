@@ -888,8 +888,9 @@ procmem_sampler_main(Datum arg)
 				reuse.valid = false;
 			read_as = now_as;
 		}
-		/* the guard's worker runs while pg_procmem.guard is on */
+		/* the guard's worker runs while pg_procmem.guard is on; its actions go to the file */
 		procmem_guard_ensure_worker();
+		history_file_append_guard();
 		if (sample_interval_ms > 0)
 		{
 			int64		now = monotonic_ms();
@@ -933,6 +934,7 @@ procmem_sampler_main(Datum arg)
 	 * A clean stop, when the server shuts down: the next start knows it was
 	 * not killed. Ended by pg_terminate_backend(), the run goes on: no stop.
 	 */
+	history_file_append_guard();
 	if (stopped_by_postmaster)
 		history_file_append_stop();
 	history_file_close();

@@ -27,7 +27,7 @@ import re
 import subprocess
 import time
 
-from cluster import PG_BIN, wait_until, session, close, cgroup_memory_limit
+from cluster import PG_BIN, wait_until, session, close, cgroup_memory_limit, crash, grows
 from tap import ok, skip, done, rows, value, execute
 
 CGROUP = os.environ.get("GUARD_CGROUP", "")
@@ -153,6 +153,29 @@ def temp_sessions():
     return a
 
 
+def run_started():
+    """When shared memory was last initialized (a crash restart does it
+    again; pg_postmaster_start_time() stays), as a new sample says."""
+    grows()
+    return value("SELECT run_started FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 1")
+
+
+def survives():
+    """The actions are in the history file: a crash restart keeps them, as measured."""
+    q = ("SELECT action_number, acted_at, pid, action, reason, held, given_back, application_name, query "
+         "FROM pg_procmem_guard_actions ORDER BY action_number")
+    wait_until(lambda: all(r["given_back"] is not None for r in rows(q)), 10)
+    time.sleep(3)                       # the sampler writes them down, measured
+    before = rows(q)
+    run = run_started()
+    crash("guard-victim")
+    wait_until(lambda: rows(q) == before, 30)
+    after = rows(q)
+    ok(len(before) >= 5 and after == before and run_started() != run,
+       "a crash restart keeps the %d actions, each as measured" % len(before),
+       "before: %s\nafter: %s" % (before, after))
+
+
 def pgbench(seconds):
     """100 clients, select-only at a modest rate, outside the server's cgroup."""
     p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-S", "-c", "100", "-j", "4", "-R", "400",
@@ -164,7 +187,7 @@ def pgbench(seconds):
 
 def main():
     if not CGROUP:
-        skip(17, "no memory cgroup could be made for the server here")
+        skip(18, "no memory cgroup could be made for the server here")
         done()
     for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
@@ -173,7 +196,7 @@ def main():
     backend_limit()
 
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
-    started = value("SELECT pg_postmaster_start_time()")
+    started = run_started()
     load = pgbench(90)
     kills = oom_kills()
     try:
@@ -188,8 +211,8 @@ def main():
     ok(not [x for x in found if x["application_name"] == "pgbench"],
        "the guard acted on no pgbench connection", found)
     ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
-    ok(value("SELECT pg_postmaster_start_time()") == started, "no crash restart: the postmaster started at %s"
-       % started)
+    ok(run_started() == started, "no crash restart: shared memory was last initialized at %s" % started)
+    survives()
     done()
 
 

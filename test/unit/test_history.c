@@ -167,6 +167,8 @@ typedef struct ring
 	int			crashes;
 	int			checks;
 	int64_t		crash_at[8];
+	int			guards;
+	history_guard_action guard[8];
 	int			bad;			/* the loader broke the protocol */
 } ring;
 
@@ -207,6 +209,16 @@ ring_crash(void *arg, const history_crash *c)
 	if (r->crashes < 8)
 		r->crash_at[r->crashes] = c->crashed_at;
 	r->crashes++;
+}
+
+static void
+ring_guard(void *arg, const history_guard_action *a)
+{
+	ring	   *r = arg;
+
+	if (r->guards < 8)
+		r->guard[r->guards] = *a;
+	r->guards++;
 }
 
 static void
@@ -287,6 +299,7 @@ load(const char *data, size_t len, uint32_t capacity, ring *r, memfile *m)
 	sink.crash = ring_crash;
 	sink.check = ring_check;
 	sink.arg = r;
+	sink.guard = ring_guard;
 	res = history_load(&src, &sink, buf);
 	free(buf);
 	free(m->data);
@@ -390,7 +403,7 @@ test_payload(void)
 	ok(history_record_payload(RECORD_CRASH, 0) == 0 && history_record_payload(RECORD_CRASH, 2) == 0,
 	   "payload: CRASH of 0 or 2: none");
 	is_i64(history_record_payload(RECORD_STOP, 0), 0, "payload: STOP");
-	ok(history_record_payload(0, 1) == 0 && history_record_payload(4, 1) == 0,
+	ok(history_record_payload(0, 1) == 0 && history_record_payload(5, 1) == 0,
 	   "payload: unknown kinds: none");
 }
 
@@ -499,7 +512,7 @@ test_damage(void)
 	is_i64(one_record(RECORD_CRASH, 2), HF_CORRUPT, "absurd: CRASH of 2");
 	is_i64(one_record(RECORD_STOP, 1), HF_CORRUPT, "absurd: STOP of 1");
 	is_i64(one_record(0, 0), HF_CORRUPT, "absurd: kind 0 (zeros)");
-	is_i64(one_record(4, 1), HF_CORRUPT, "absurd: kind 4");
+	is_i64(one_record(5, 1), HF_CORRUPT, "absurd: kind 5");
 	is_i64(one_record(0xffffffffu, 1), HF_CORRUPT, "absurd: kind 2^32 - 1");
 }
 
@@ -544,6 +557,65 @@ test_load(void)
 	res = load("not a history file, not at all", 30, 16, &r, &m);
 	ok(res.status == HF_NOT_OURS && r.end == 0 && r.crashes == 0, "load: something else: not ours, nothing loaded");
 	unload(&r);
+}
+
+static void
+put_guard(builder *b, int64_t at, int32_t pid, int64_t given_back, const char *query)
+{
+	history_guard_action a;
+
+	memset(&a, 0, sizeof(a));
+	a.at = at;
+	a.pid = pid;
+	a.what = GUARD_CANCEL;
+	a.why = GUARD_SERVER_LIMIT;
+	a.held = 1 << 30;
+	a.given_back = given_back;
+	/* a field without its NUL: the loader ends it */
+	memset(a.query, 'q', sizeof(a.query));
+	memcpy(a.query, query, strlen(query));
+	put_record(b, RECORD_GUARD, 1, &a, sizeof(a));
+}
+
+/*
+ * The guard's actions: each record handed over as it is, the second of an
+ * action (what it gave back, measured) after its first; a damaged one ends
+ * the file there, as any record does; they say nothing of how the run ended.
+ */
+static void
+test_load_guard(void)
+{
+	builder		b = {NULL, 0, 0};
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	size_t		good;
+
+	is_i64(history_record_payload(RECORD_GUARD, 1), sizeof(history_guard_action), "guard: payload of one action");
+	ok(history_record_payload(RECORD_GUARD, 0) == 0 && history_record_payload(RECORD_GUARD, 2) == 0,
+	   "guard: a record of 0 or 2 actions is absurd");
+	put_header(&b);
+	put_sample(&b, 1000, 3, 0);
+	put_guard(&b, 1500, 4242, -1, "SELECT 1");
+	put_guard(&b, 1500, 4242, 900 << 20, "SELECT 1");
+	good = b.len;
+	res = load(b.buf, b.len, 16, &r, &m);
+	ok(res.status == HF_END && res.guard_actions == 2 && r.guards == 2 && res.samples_loaded == 1 &&
+	   res.tail_open == 1,
+	   "guard: a sample then an action twice: both handed over, the run's end still untold");
+	ok(r.guard[0].pid == 4242 && r.guard[0].given_back == -1 && r.guard[1].given_back == 900 << 20,
+	   "guard: in the file's order, the measured one last");
+	ok(strncmp(r.guard[1].query, "SELECT 1", 8) == 0 && r.guard[1].query[sizeof(r.guard[1].query) - 1] == '\0',
+	   "guard: a text field the file left unended comes ended");
+	unload(&r);
+	put_guard(&b, 1600, 4343, -1, "SELECT 2");
+	b.buf[b.len - 5] ^= 0x40;
+	put_record(&b, RECORD_STOP, 0, NULL, 0);
+	res = load(b.buf, b.len, 16, &r, &m);
+	ok(res.status == HF_CORRUPT && r.guards == 2 && res.good_end == good,
+	   "guard: a damaged action ends what can be read, at its start");
+	unload(&r);
+	free(b.buf);
 }
 
 /*
@@ -770,6 +842,7 @@ main(void)
 	test_load_fit();
 	test_load_hostile();
 	test_load_damaged_sample();
+	test_load_guard();
 	test_exit_message();
 	test_copy_text();
 	free(file);
