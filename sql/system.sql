@@ -31,7 +31,10 @@ SELECT processes > 3 AS processes, processes_overhead > 0 AS overhead,
        accounted >= processes_overhead + cow_shared_with_postmaster + main_segment_resident AS adds_up,
        cgroup_unexplained IS NOT DISTINCT FROM
            cgroup_usage - cgroup_page_cache - (accounted - CASE WHEN main_segment_hugetlb THEN main_segment_resident ELSE 0 END)
-           AS remainder_shown
+           AS remainder_shown,
+       processes_kernel BETWEEN 0 AND processes_overhead AS processes_kernel_in_overhead,
+       cgroup_kernel_other IS NOT DISTINCT FROM cgroup_kernel - processes_kernel AS kernel_other,
+       unexplained IS NOT DISTINCT FROM cgroup_unexplained - cgroup_kernel_other AS kernel_explained
 FROM pg_procmem_accounting;
 
 -- pg_procmem_hugepages: the settings it reports, and advice that matches them

@@ -74,12 +74,19 @@ static const procfs_field v2_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "kernel_stack", kernel_stack, 0),
 	PROCFS_FIELD(sysmem_cgmem, "kernel", kernel, 0),
 	PROCFS_FIELD(sysmem_cgmem, "sock", sock, 0),
+	PROCFS_FIELD(sysmem_cgmem, "slab", slab, 0),
+	PROCFS_FIELD(sysmem_cgmem, "percpu", percpu, 0),
+	PROCFS_FIELD(sysmem_cgmem, "vmalloc", vmalloc, 0),
+	PROCFS_FIELD(sysmem_cgmem, "file_dirty", file_dirty, 0),
+	PROCFS_FIELD(sysmem_cgmem, "file_writeback", file_writeback, 0),
 };
 KEYS(keys_cgroup_v2_stat, v2_stat, ' ', 0);
 
 static const procfs_field v2_events[] = {
 	PROCFS_FIELD(sysmem_cgmem, "oom", oom, 0),
 	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
+	PROCFS_FIELD(sysmem_cgmem, "high", high_events, 0),
+	PROCFS_FIELD(sysmem_cgmem, "max", max_events, 0),
 };
 KEYS(keys_cgroup_v2_events, v2_events, ' ', 0);
 
@@ -96,6 +103,8 @@ static const procfs_field v1_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "total_rss", anon, 0),
 	PROCFS_FIELD(sysmem_cgmem, "total_cache", file, 0),
 	PROCFS_FIELD(sysmem_cgmem, "total_shmem", shmem, 0),
+	PROCFS_FIELD(sysmem_cgmem, "total_dirty", file_dirty, 0),
+	PROCFS_FIELD(sysmem_cgmem, "total_writeback", file_writeback, 0),
 };
 KEYS(keys_cgroup_v1_stat, v1_stat, ' ', 0);
 

@@ -427,6 +427,54 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 	}
 }
 
+void
+sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m)
+{
+	if (cg->version == 2)
+	{
+		int64_t		group = sysmem_read_limit(cg->dir, "memory.oom.group");
+
+		m->peak = sysmem_read_limit(cg->dir, "memory.peak");
+		/* a flag, 0 or 1: anything else is not a figure */
+		m->oom_group = group == 0 || group == 1 ? group : PROCFS_MISSING;
+	}
+	else if (cg->version == 1)
+		m->peak = sysmem_read_limit(cg->dir, "memory.max_usage_in_bytes");
+}
+
+/* a + b where both are figures (b may be missing when optional), else missing */
+static int64_t
+add_figure(int64_t a, int64_t b, int optional)
+{
+	if (a < 0 || (b < 0 && !optional))
+		return PROCFS_MISSING;
+	if (b < 0)
+		return a;
+	return b > INT64_MAX - a ? PROCFS_INVALID : a + b;
+}
+
+int64_t
+sysmem_cgmem_kernel(const sysmem_cgroup *cg, const sysmem_cgmem *m)
+{
+	int64_t		k;
+
+	if (cg->version == 1)
+		return m->kernel;
+	if (cg->version != 2)
+		return PROCFS_MISSING;
+	if (m->kernel >= 0)
+		k = m->kernel;
+	else
+	{
+		/* before 5.18: slab, kernel_stack and pagetables are there since 5.4 */
+		k = add_figure(m->slab, m->kernel_stack, 0);
+		k = add_figure(k, m->pagetables, 0);
+		k = add_figure(k, m->percpu, 1);
+		k = add_figure(k, m->vmalloc, 1);
+	}
+	return add_figure(k, m->sock, 1);
+}
+
 /* Small files of /proc/sys and /sys */
 
 int64_t

@@ -76,6 +76,16 @@ extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
 	X(oom)				/* v2 memory.events oom */ \
 	X(oom_kill)			/* memory.events oom_kill / v1 memory.oom_control */ \
 	X(failcnt)			/* v1 memory.failcnt */ \
+	X(slab)				/* v2 memory.stat (kernel's parts before Linux 5.18) */ \
+	X(percpu)			/* v2 memory.stat */ \
+	X(vmalloc)			/* v2 memory.stat */ \
+	X(file_dirty)		/* memory.stat file_dirty (v1: total_dirty) */ \
+	X(file_writeback)	/* memory.stat file_writeback (v1: total_writeback) */ \
+	X(high_events)		/* v2 memory.events high */ \
+	X(max_events)		/* v2 memory.events max */ \
+	X(peak)				/* sysmem_read_cgmem_events(): v2 memory.peak, \
+						 * v1 memory.max_usage_in_bytes */ \
+	X(oom_group)		/* sysmem_read_cgmem_events(): v2 memory.oom.group */ \
 	X(tight_limit)		/* the level whose room is the smallest share of its \
 						 * limit: that limit */ \
 	X(tight_room)		/* and that level's room */
@@ -90,6 +100,22 @@ typedef struct sysmem_cgmem
 extern void sysmem_cgmem_init(sysmem_cgmem *m);
 
 extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
+
+/*
+ * What the cgroup went through, from files sysmem_read_cgmem() leaves
+ * unread (the sampler reads that at every sample and needs none of them):
+ * its peak usage and, v2 only, whether an OOM kill takes the whole group.
+ */
+extern void sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m);
+
+/*
+ * The cgroup's kernel memory: v2 kernel plus sock (socket buffers are
+ * charged beside it), or before Linux 5.18, which has no kernel field, the
+ * sum of its parts (slab, kernel_stack, pagetables, percpu, vmalloc, sock,
+ * those there are); v1 memory.kmem.usage_in_bytes. With anon and file it
+ * adds up to usage. Negative when unknown.
+ */
+extern int64_t sysmem_cgmem_kernel(const sysmem_cgroup *cg, const sysmem_cgmem *m);
 
 /* A cgroup limit as written in its file: a number, or "max"/near INT64_MAX (none). */
 extern int64_t sysmem_parse_limit(const char *buf, size_t len);

@@ -21,6 +21,7 @@
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
 PG_FUNCTION_INFO_V1(pg_procmem_machine_info);
+PG_FUNCTION_INFO_V1(pg_procmem_cgroup_memory);
 
 /* Result columns, in every released shape (see rows.h) */
 #define SYSTEM_INFO_NCOLS_V1_0 37	/* 1.0.0 to 1.2.0 */
@@ -31,6 +32,8 @@ static const int system_info_shapes[] = {SYSTEM_INFO_NCOLS_V1_0};
 static const int shared_memory_shapes[] = {SHARED_MEMORY_NCOLS_V1_0, SHARED_MEMORY_NCOLS_V1_2};
 #define MACHINE_INFO_NCOLS_V1_1 12	/* 1.1.0, 1.2.0 */
 static const int machine_info_shapes[] = {MACHINE_INFO_NCOLS_V1_1};
+#define CGROUP_MEMORY_NCOLS_V1_3 16	/* 1.3.0 */
+static const int cgroup_memory_shapes[] = {CGROUP_MEMORY_NCOLS_V1_3};
 
 /* "6.18.44-foo" -> 60018: major * 10000 + minor, or -1. */
 static int64
@@ -301,4 +304,46 @@ pg_procmem_machine_info(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, cm.tight_room);
 	Assert(i == MACHINE_INFO_NCOLS_V1_1);
 	PG_RETURN_DATUM(one_row(fcinfo, machine_info_shapes, lengthof(machine_info_shapes), values, nulls));
+}
+
+/*
+ * pg_procmem_cgroup_memory() - one row: the server's memory cgroup, what its
+ * usage is made of (anonymous, shmem, page cache, kernel memory) and what it
+ * went through (its peak, the times it hit memory.high and its limit, OOM
+ * events and kills). v1 has no memory.events: its failcnt stands for max
+ * events, and high, oom events and oom.group are NULL.
+ */
+Datum
+pg_procmem_cgroup_memory(PG_FUNCTION_ARGS)
+{
+	Datum		values[CGROUP_MEMORY_NCOLS_V1_3];
+	bool		nulls[CGROUP_MEMORY_NCOLS_V1_3];
+	sysmem_cgroup cg;
+	sysmem_cgmem cm;
+	int			i = 0;
+
+	memset(nulls, 0, sizeof(nulls));
+	sysmem_find_cgroup(&cg);
+	sysmem_read_cgmem(&cg, &cm);
+	sysmem_read_cgmem_events(&cg, &cm);
+	put_int4(values, nulls, i++, cg.version, cg.version <= 0);
+	put_int8(values, nulls, i++, cm.usage);
+	put_int8(values, nulls, i++, cm.limit);
+	put_int8(values, nulls, i++, cm.effective_limit);
+	put_int8(values, nulls, i++, cm.peak);
+	put_int8(values, nulls, i++, cm.high);
+	put_int8(values, nulls, i++, cm.anon);
+	put_int8(values, nulls, i++, cm.file);
+	put_int8(values, nulls, i++, cm.shmem);
+	put_int8(values, nulls, i++, cm.file_dirty < 0 || cm.file_writeback < 0 ? -1 :
+			 cm.file_dirty + cm.file_writeback);
+	put_int8(values, nulls, i++, sysmem_cgmem_kernel(&cg, &cm));
+	put_int8(values, nulls, i++, cm.high_events);
+	put_int8(values, nulls, i++, cg.version == 1 ? cm.failcnt : cm.max_events);
+	put_int8(values, nulls, i++, cm.oom);
+	put_int8(values, nulls, i++, cm.oom_kill);
+	values[i] = BoolGetDatum(cm.oom_group == 1);
+	nulls[i++] = cm.oom_group < 0;
+	Assert(i == CGROUP_MEMORY_NCOLS_V1_3);
+	PG_RETURN_DATUM(one_row(fcinfo, cgroup_memory_shapes, lengthof(cgroup_memory_shapes), values, nulls));
 }

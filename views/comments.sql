@@ -179,6 +179,22 @@ COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_unexplained IS 'bytes
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.system_used IS 'bytes: MemTotal less MemAvailable';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_resident_exact IS 'main_segment_resident counted page by page, not sampled';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.unknown IS 'the parts that could not be measured (the sums they enter are NULL); NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_limit IS 'bytes: the cgroup''s limit (memory.max, v1 memory.limit_in_bytes); NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_effective_limit IS 'bytes: the smallest limit of the cgroup and its ancestors; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_peak IS 'bytes: its highest usage (memory.peak, v1 memory.max_usage_in_bytes)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_high IS 'bytes: memory.high, above which it is throttled (v2); NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_anon IS 'bytes: its anonymous memory (memory.stat anon, v1 total_rss)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_shmem IS 'bytes: its shared memory (shmem): page cache that cannot be dropped, only swapped';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_page_cache_dirty IS 'bytes: the part of cgroup_page_cache to write before it can be reclaimed (dirty + writeback)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_kernel IS 'bytes: its kernel memory (v2 kernel + sock, v1 kmem usage)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.processes_kernel IS 'bytes: the part of processes_overhead the cgroup counts as kernel memory (page tables, kernel)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_kernel_other IS 'bytes: cgroup_kernel less processes_kernel; negative when the cgroup is not charged kernel memory';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.unexplained IS 'bytes: cgroup_unexplained less cgroup_kernel_other: what neither the processes nor the page cache and kernel memory explain';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_high_events IS 'times usage went over memory.high (v2)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_max_events IS 'times usage reached the limit (memory.events max, v1 memory.failcnt)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_oom_events IS 'times the limit was hit with nothing left to reclaim (memory.events oom, v2)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_oom_kills IS 'processes the OOM killer killed in the cgroup (memory.events oom_kill, v1 memory.oom_control)';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_oom_group IS 'an OOM kill takes every process of the cgroup (memory.oom.group, v2)';
 
 -- pg_procmem_hugepages
 COMMENT ON COLUMN @extschema@.pg_procmem_hugepages.huge_pages IS 'the huge_pages setting';

@@ -21,70 +21,6 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pg_procmem_shared_memory(boolean) IS
 'the main shared memory segment, the DSM segments and the postmaster''s VmPeak';
 
--- Where did the memory go: the server's memory added up, beside what the
--- cgroup and the system say, with the remainder shown. A part that could
--- not be measured stays unknown: the sums it enters are NULL, and unknown
--- names it.
-CREATE VIEW pg_procmem_accounting AS
-WITH p AS (
-	SELECT pg_catalog.count(*) AS processes,
-		   pg_catalog.count(*) FILTER (WHERE overhead IS NULL) AS overhead_unknown,
-		   pg_catalog.sum(overhead)::bigint AS overhead,
-		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster') AS postmasters,
-		   pg_catalog.sum(cow_shared_anon) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'postmaster')::bigint
-			   AS cow_shared
-	FROM @extschema@.pg_procmem_processes()
-), m AS (
-	SELECT * FROM @extschema@.pg_procmem_shared_memory(true)
-), s AS (
-	SELECT * FROM @extschema@.pg_procmem_system_info()
-), a AS (
-	SELECT p.processes,
-		   CASE WHEN p.overhead_unknown OPERATOR(pg_catalog.=) 0 THEN p.overhead END AS overhead,
-		   CASE WHEN p.postmasters OPERATOR(pg_catalog.=) 1 THEN p.cow_shared END AS cow_shared,
-		   m.main_segment_size, m.main_segment_resident, m.main_segment_hugetlb,
-		   m.dsm_segments, m.dsm_bytes, m.main_segment_resident_exact,
-		   -- hugetlb pages are not charged to a memory cgroup
-		   CASE WHEN m.main_segment_hugetlb THEN 0 ELSE m.main_segment_resident END AS segment_charged,
-		   s.cgroup_usage,
-		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
-		   s.mem_total OPERATOR(pg_catalog.-) s.mem_available AS system_used
-	FROM p, m, s
-), t AS (
-	SELECT a.*,
-		   ((a.overhead OPERATOR(pg_catalog.+) a.cow_shared) OPERATOR(pg_catalog.+) a.dsm_bytes) AS private_and_dsm,
-		   ARRAY(SELECT u.part FROM (VALUES
-					 ('processes_overhead', a.overhead IS NULL),
-					 ('cow_shared_with_postmaster', a.cow_shared IS NULL),
-					 ('main_segment_resident', a.main_segment_resident IS NULL),
-					 ('dsm_bytes', a.dsm_bytes IS NULL),
-					 ('cgroup_usage', a.cgroup_usage IS NULL),
-					 ('cgroup_page_cache', a.cgroup_page_cache IS NULL)) AS u(part, missing)
-				 WHERE u.missing) AS unknown
-	FROM a
-)
-SELECT t.processes,
-	   t.overhead AS processes_overhead,
-	   t.cow_shared AS cow_shared_with_postmaster,
-	   t.main_segment_size,
-	   t.main_segment_resident,
-	   t.main_segment_hugetlb,
-	   t.dsm_segments,
-	   t.dsm_bytes,
-	   t.private_and_dsm OPERATOR(pg_catalog.+) t.main_segment_resident AS accounted,
-	   t.cgroup_usage,
-	   t.cgroup_page_cache,
-	   (t.cgroup_usage OPERATOR(pg_catalog.-) t.cgroup_page_cache)
-		   OPERATOR(pg_catalog.-) (t.private_and_dsm OPERATOR(pg_catalog.+) t.segment_charged)
-		   AS cgroup_unexplained,
-	   t.system_used,
-	   t.main_segment_resident_exact,
-	   CASE WHEN pg_catalog.cardinality(t.unknown) OPERATOR(pg_catalog.>) 0 THEN t.unknown END AS unknown
-FROM t;
-
-COMMENT ON VIEW pg_procmem_accounting IS
-'the server''s memory added up (processes, shared memory, DSM, copy-on-write) beside the cgroup''s usage, remainder shown';
-
 -- Page tables of every process now, and with the main shared memory segment
 -- in huge pages: counted from the address ranges each process uses (exact
 -- with PAGEMAP_SCAN, Linux 6.7+), not from the segment's size.
@@ -189,8 +125,7 @@ COMMENT ON VIEW pg_procmem_hugepages IS
 
 REVOKE ALL ON FUNCTION pg_procmem_shared_memory(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_page_tables() FROM PUBLIC;
-REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
 REVOKE ALL ON pg_procmem_hugepages FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_shared_memory(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_page_tables() TO pg_read_all_stats;
-GRANT SELECT ON pg_procmem_accounting, pg_procmem_hugepages TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_hugepages TO pg_read_all_stats;

@@ -14,7 +14,9 @@
 --
 -- new columns: the history's pressure and reused figures
 -- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
--- advice reads the history, so it is created again too
+-- advice reads the history, so it is created again too; the accounting's
+-- cgroup make-up (pg_procmem_accounting)
+DROP VIEW @extschema@.pg_procmem_accounting;
 DROP VIEW @extschema@.pg_procmem_advice;
 DROP FUNCTION @extschema@.pg_procmem_advice_huge_pages(@extschema@.pg_procmem_advice_facts);
 DROP FUNCTION @extschema@.pg_procmem_advice_oom(@extschema@.pg_procmem_advice_facts);

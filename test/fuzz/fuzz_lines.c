@@ -1,8 +1,10 @@
 /*
  * fuzz_lines.c - libFuzzer target: the "Key: value" parsers (status, smaps,
- * meminfo) fed arbitrary bytes in arbitrary chunk sizes (the first byte
- * picks the chunk size). Invariants: no crash, no UB, and a figure is
- * either negative (none) or a non-negative byte count.
+ * meminfo) and the "key value" ones of a memory cgroup (memory.stat and
+ * memory.events, v1 and v2) fed arbitrary bytes in arbitrary chunk sizes
+ * (the first byte picks the chunk size). Invariants: no crash, no UB, and a
+ * figure is either negative (none: -1, invalid: -2) or a non-negative byte
+ * count; so is the cgroup's kernel memory added up from its parts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_fieldset status = keys_fieldset(&keys_status, &st);
 	procfs_fieldset smaps = keys_fieldset(&keys_smaps, &sm);
 	procfs_fieldset meminfo = keys_fieldset(&keys_meminfo, &mi);
+	const procfs_keys *cgroup_keys[] = {&keys_cgroup_v2_stat, &keys_cgroup_v2_events, &keys_cgroup_v1_stat};
 
 	if (size == 0)
 		return 0;
@@ -48,5 +51,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void) procfs_fields_count(&status);
 	(void) procfs_fields_count(&smaps);
+	for (int version = 1; version <= 2; version++)
+	{
+		sysmem_cgroup cg = {.version = version};
+		sysmem_cgmem cm;
+
+		sysmem_cgmem_init(&cm);
+		for (size_t k = version == 1 ? 2 : 0; k < (version == 1 ? 3 : 2); k++)
+		{
+			procfs_fieldset fs = keys_fieldset(cgroup_keys[k], &cm);
+
+			feed(data, size, chunk, procfs_fields_line, &fs);
+		}
+#define CGMEM_CHECK(name) if (cm.name < -2) abort();
+		SYSMEM_CGMEM_FIELDS(CGMEM_CHECK)
+#undef CGMEM_CHECK
+		if (sysmem_cgmem_kernel(&cg, &cm) < -2)
+			abort();
+	}
 	return 0;
 }

@@ -170,6 +170,66 @@ test_cgroup_files(void)
 	ok(m.usage == PROCFS_MISSING && m.limit == PROCFS_MISSING, "no cgroup: nothing");
 }
 
+/*
+ * What a cgroup is made of and went through: a Kubernetes container after
+ * an OOM kill (Linux 6.x files, as Documentation/admin-guide/cgroup-v2.rst
+ * lists them), a Linux 5.10 one (no kernel field, no memory.peak), v1.
+ */
+static void
+test_cgroup_makeup(void)
+{
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+
+	at(&cg, 2, "cgroup/v2-oom/sys/fs/cgroup", "/kubepods.slice/pod-pg/postgres");
+	sysmem_read_cgmem(&cg, &m);
+	ok(m.peak == PROCFS_MISSING && m.oom_group == PROCFS_MISSING,
+	   "v2 oom: sysmem_read_cgmem leaves memory.peak and memory.oom.group unread");
+	sysmem_read_cgmem_events(&cg, &m);
+	is_i64(m.peak, INT64_C(1073741824), "v2 oom: memory.peak");
+	is_i64(m.oom_group, 1, "v2 oom: memory.oom.group");
+	ok(m.high_events == 0 && m.max_events == 1473 && m.oom == 3 && m.oom_kill == 1,
+	   "v2 oom: memory.events high, max, oom, oom_kill (not low, not oom_group_kill)");
+	ok(m.file_dirty == 4194304 && m.file_writeback == 1048576,
+	   "v2 oom: memory.stat file_dirty, file_writeback (not file_mapped)");
+	ok(m.slab == 100663296 && m.percpu == 1048576 && m.vmalloc == 4096,
+	   "v2 oom: memory.stat slab (not slab_reclaimable), percpu, vmalloc");
+	is_i64(sysmem_cgmem_kernel(&cg, &m), INT64_C(125829120) + 8192, "v2 oom: kernel memory is kernel + sock");
+	ok(m.usage - (m.anon + m.file + sysmem_cgmem_kernel(&cg, &m)) < 16777216,
+	   "v2 oom: anon + file + kernel memory add up to memory.current, within 16 MB");
+
+	at(&cg, 2, "cgroup/v2-5.10/sys/fs/cgroup", "/system.slice/postgresql.service");
+	sysmem_read_cgmem(&cg, &m);
+	sysmem_read_cgmem_events(&cg, &m);
+	ok(m.kernel == PROCFS_MISSING && m.vmalloc == PROCFS_MISSING, "v2 5.10: no kernel, no vmalloc field");
+	is_i64(sysmem_cgmem_kernel(&cg, &m), INT64_C(10485760) + 983040 + 4194304 + 524288 + 12288,
+		   "v2 5.10: kernel memory is slab + kernel_stack + pagetables + percpu + sock");
+	ok(m.peak == PROCFS_MISSING && m.oom_group == 0, "v2 5.10: no memory.peak; memory.oom.group 0");
+	ok(m.high == 805306368 && m.high_events == 12 && m.max_events == 0 && m.limit == PROCFS_MISSING,
+	   "v2 5.10: memory.high and its events; memory.max 'max' is no limit");
+	m.slab = PROCFS_MISSING;
+	ok(sysmem_cgmem_kernel(&cg, &m) == PROCFS_MISSING, "v2: without slab, kernel memory is unknown");
+
+	at(&cg, 1, "cgroup/v1/sys/fs/cgroup/memory", "/docker/abc");
+	sysmem_read_cgmem(&cg, &m);
+	sysmem_read_cgmem_events(&cg, &m);
+	is_i64(m.peak, INT64_C(2415919104), "v1: memory.max_usage_in_bytes is the peak");
+	ok(m.oom_group == PROCFS_MISSING && m.high_events == PROCFS_MISSING && m.max_events == PROCFS_MISSING,
+	   "v1: no oom.group, no memory.events");
+	ok(m.file_dirty == 1048576 && m.file_writeback == 0, "v1: total_dirty, total_writeback");
+	is_i64(sysmem_cgmem_kernel(&cg, &m), 142344192, "v1: kernel memory is memory.kmem.usage_in_bytes");
+
+	at(&cg, 2, "cgroup/v2-partial", "/pg");
+	sysmem_read_cgmem(&cg, &m);
+	sysmem_read_cgmem_events(&cg, &m);
+	ok(m.peak == PROCFS_MISSING && m.oom_group == PROCFS_MISSING && sysmem_cgmem_kernel(&cg, &m) == PROCFS_MISSING,
+	   "v2 partial: missing files, missing figures");
+	at(&cg, 0, "cgroup/nowhere", "");
+	sysmem_read_cgmem(&cg, &m);
+	sysmem_read_cgmem_events(&cg, &m);
+	ok(m.peak == PROCFS_MISSING && sysmem_cgmem_kernel(&cg, &m) == PROCFS_MISSING, "no cgroup: no make-up");
+}
+
 static void
 test_small_files(void)
 {
@@ -366,6 +426,7 @@ main(int argc, char **argv)
 	test_meminfo();
 	test_find_cgroup();
 	test_cgroup_files();
+	test_cgroup_makeup();
 	test_small_files();
 	test_mapped_files();
 	test_resident_estimate();
