@@ -656,7 +656,8 @@ GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashe
 	pg_procmem_query_memory TO pg_read_all_stats;
 
 -- The memory guard's actions (pg_procmem.guard, pg_procmem.max_backend_memory;
--- docs/guard.md), the last 128 since the server started, oldest first.
+-- docs/guard.md), the last 128, oldest first; the history file keeps them
+-- through restarts.
 -- missing_ok: no rows, instead of an ERROR, when the library was not
 -- preloaded.
 CREATE FUNCTION pg_procmem_guard_log(
@@ -691,7 +692,7 @@ CREATE VIEW pg_procmem_guard_actions AS
 SELECT * FROM @extschema@.pg_procmem_guard_log(false);
 
 COMMENT ON VIEW pg_procmem_guard_actions IS
-'the memory guard''s actions: the statements it canceled and the sessions it ended (or would have, in dry_run), the last 128';
+'the memory guard''s actions: the statements it canceled and the sessions it ended (or would have, in dry_run), the last 128, kept through restarts';
 
 REVOKE ALL ON FUNCTION pg_procmem_guard_log(boolean) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_guard_actions FROM PUBLIC;
@@ -1283,8 +1284,61 @@ BEGIN ATOMIC
 				   AND COALESCE(c.cgroup_oom_kills, 1) OPERATOR(pg_catalog.>) 0));
 END;
 
+-- The memory guard's actions of the last day (guard.md): what it canceled
+-- or ended, or in dry_run would have, and the largest of them.
+CREATE FUNCTION pg_procmem_advice_guard(f @extschema@.pg_procmem_advice_facts)
+RETURNS TABLE (check_name text, severity text, summary text, evidence text, recommendation text)
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+BEGIN ATOMIC
+	SELECT 'memory_guard',
+		   CASE WHEN s.server OPERATOR(pg_catalog.>) 0 THEN 'warning' ELSE 'info' END,
+		   @extschema@.pg_procmem_clip(CASE
+				WHEN s.done OPERATOR(pg_catalog.>) 0
+				THEN pg_catalog.format('memory guard: %s canceled, %s ended in a day', s.canceled, s.ended)
+				ELSE pg_catalog.format('memory guard (dry_run) would have acted %s times', s.said) END, 64),
+		   pg_catalog.concat_ws('; ',
+				pg_catalog.format('in the last day: %s statements canceled for the server''s limit, %s for their '
+								  'backend''s own, %s sessions ended, %s actions said in dry_run',
+								  s.canceled OPERATOR(pg_catalog.-) s.own, s.own, s.ended, s.said),
+				pg_catalog.format('the largest: %s of pid %s at %s (%s), which held %s%s', l.action, l.pid,
+								  pg_catalog.to_char(l.acted_at, 'YYYY-MM-DD HH24:MI:SS'),
+								  pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) l.usename,
+													   'application ' OPERATOR(pg_catalog.||) l.application_name),
+								  pg_catalog.pg_size_pretty(l.held),
+								  CASE WHEN l.reason OPERATOR(pg_catalog.=) 'server limit'
+									   THEN pg_catalog.format(' when the %s''s memory reached %s of its %s limit', l.source,
+															  pg_catalog.pg_size_pretty(l.used),
+															  pg_catalog.pg_size_pretty(l.limit_bytes))
+									   ELSE pg_catalog.format(', over its own limit of %s',
+															  pg_catalog.pg_size_pretty(l.limit_bytes)) END),
+				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(l.query, 300), '; ')),
+		   CASE WHEN s.done OPERATOR(pg_catalog.>) 0
+				THEN 'The guard kept the server up by canceling statements (pg_procmem_guard_actions lists them): '
+					 'find what grew (the largest above), lower its work_mem or hash_mem_multiplier, give its role '
+					 'a pg_procmem.max_backend_memory, or give the server more memory.'
+				ELSE 'In dry_run the guard only says what it would do: review the statements it names in '
+					 'pg_procmem_guard_actions, then set pg_procmem.guard = on.' END
+	FROM (SELECT pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.=) 'cancel') AS canceled,
+				 pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.=) 'terminate') AS ended,
+				 pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.=) 'cancel'
+											   AND a.reason OPERATOR(pg_catalog.=) 'backend limit') AS own,
+				 pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.~~) 'would %') AS said,
+				 pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.!~~) 'would %') AS done,
+				 pg_catalog.count(*) FILTER (WHERE a.action OPERATOR(pg_catalog.!~~) 'would %'
+											   AND a.reason OPERATOR(pg_catalog.=) 'server limit') AS server
+		  FROM @extschema@.pg_procmem_guard_log(true) AS a
+		  WHERE a.acted_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)) AS s,
+		 LATERAL (SELECT a.* FROM @extschema@.pg_procmem_guard_log(true) AS a
+				  WHERE a.acted_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
+					AND (a.action OPERATOR(pg_catalog.~~) 'would %') OPERATOR(pg_catalog.=) (s.done OPERATOR(pg_catalog.=) 0)
+				  ORDER BY a.held DESC, a.acted_at DESC LIMIT 1) AS l
+	WHERE s.done OPERATOR(pg_catalog.+) s.said OPERATOR(pg_catalog.>) 0;
+END;
+
 COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
 'internal: the crash_restart check of pg_procmem_advice for kills for memory (the memory history''s crash rows of the last day)';
+COMMENT ON FUNCTION pg_procmem_advice_guard(pg_procmem_advice_facts) IS
+'internal: the memory_guard check of pg_procmem_advice (the guard''s actions of the last day)';
 COMMENT ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) IS
 'internal: the crash_restart check for the other crashes, and the unclean_stop check, of pg_procmem_advice';
 
@@ -1306,10 +1360,12 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FR
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_advice_guard(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
 	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
-	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts)
+	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts),
+	pg_procmem_advice_guard(pg_procmem_advice_facts)
 	TO pg_read_all_stats;
 
 -- Every memory finding as a row: a stable check name, how bad, a summary
@@ -1326,7 +1382,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)
-			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)) AS c
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_guard(f)) AS c
 -- rows of one check (a crash restart each) newest first: their evidence begins with the time
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
 
@@ -1650,7 +1707,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 
 -- pg_procmem_guard_actions
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.acted_at IS 'when the guard signalled the backend, or when the backend passed its own limit';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action_number IS '1, 2, ...: the order of the actions since the server started';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action_number IS '1, 2, ...: the order of the actions since the history began';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.pid IS 'the backend acted on (a parallel query''s leader)';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action IS 'cancel, terminate, or in dry_run would cancel, would terminate';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.reason IS 'server limit: the memory passed pg_procmem.guard_threshold of its limit; backend limit: the backend passed pg_procmem.max_backend_memory';

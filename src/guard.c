@@ -295,6 +295,8 @@ typedef struct guard_worker
 	pressure_watch watch;
 	signalled	watched[GUARD_WATCHED];
 	long		page;
+	int64		assumed;		/* dry_run: what the groups it would have acted on
+								 * held, since the memory last was below */
 } guard_worker;
 
 static int64
@@ -339,7 +341,9 @@ follow_signalled(guard_worker *gw, int64 now)
 			continue;
 		held = held_now(s->pid, gw->page);
 		back = held < 0 ? s->held : Max(s->held - held, 0);
-		guard_set_given_back(s->pid, s->acted_at, back);
+		/* dry_run did nothing: what it gave back is not the guard's */
+		if (s->what == GUARD_CANCEL || s->what == GUARD_TERMINATE)
+			guard_set_given_back(s->pid, s->acted_at, back);
 		if (!s->settled && (held < 0 || back * 2 >= s->held || now - s->at_ms >= GUARD_SETTLE_MS))
 			s->settled = true;
 		if (held < 0 || now - s->at_ms >= GUARD_MEASURE_MS)
@@ -546,6 +550,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		req.limit = limit;
 		req.threshold_pct = guard_threshold;
 		req.source = a.source;
+		req.processes = a.processes;
 		put_request(&req);
 		/* the whole process group, as pg_cancel_backend() (children of COPY ... PROGRAM too) */
 		if (BackendPidGetProc(a.pid) != NULL &&
@@ -557,6 +562,8 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	s.pid = a.pid;
 	s.what = a.what;
 	s.acted_at = a.at;
+	if (guard != GUARD_ON)
+		gw->assumed += a.held;
 	s.held = a.held;
 	s.at_ms = now;
 	s.query_start = a.query_start;
@@ -644,7 +651,14 @@ procmem_guard_main(Datum arg)
 		settling = follow_signalled(&gw, now);
 		source = guard_over(&gw.watch.recent[gw.watch.newest], guard_threshold,
 							(int64) guard_limit_mb * 1024 * 1024, &used, &limit);
-		if (source >= 0 && !settling)
+		/*
+		 * dry_run: what it said it would do counts as done, so that it says
+		 * what the guard would do, not what a guard that never acts would
+		 */
+		if (source < 0)
+			gw.assumed = 0;
+		else if (!settling &&
+				 (double) (used - gw.assumed) * 100.0 >= (double) guard_threshold * (double) limit)
 			act(&gw, source, used, limit, now);
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

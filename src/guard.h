@@ -21,6 +21,7 @@ typedef struct guard_request
 	int64		limit;
 	int32		threshold_pct;
 	int32		source;			/* pressure_source_kind */
+	int32		processes;		/* the leader and its parallel workers */
 } guard_request;
 
 /* The actions kept in shared memory (and in a rewritten history file) */

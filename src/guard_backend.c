@@ -266,9 +266,14 @@ report_guard(ErrorData *edata, const guard_request *r)
 	guard_format_bytes(used_s, sizeof(used_s), r->used);
 	guard_format_bytes(limit_s, sizeof(limit_s), r->limit);
 	edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
-	edata->message = psprintf("%s because this backend held the most memory (%s) when the %s's memory reached %s of its %s limit",
-							  r->what == GUARD_TERMINATE ? "terminating connection" : "canceling statement",
-							  held_s, source ? source : "server", used_s, limit_s);
+	if (r->processes > 1)
+		edata->message = psprintf("%s because this backend and its %d parallel workers held the most memory (%s) when the %s's memory reached %s of its %s limit",
+								  r->what == GUARD_TERMINATE ? "terminating connection" : "canceling statement",
+								  r->processes - 1, held_s, source ? source : "server", used_s, limit_s);
+	else
+		edata->message = psprintf("%s because this backend held the most memory (%s) when the %s's memory reached %s of its %s limit",
+								  r->what == GUARD_TERMINATE ? "terminating connection" : "canceling statement",
+								  held_s, source ? source : "server", used_s, limit_s);
 	edata->detail = psprintf("pg_procmem.guard acts at pg_procmem.guard_threshold (%d%%) of the limit.",
 							 r->threshold_pct);
 	edata->hint = NULL;

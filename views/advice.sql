@@ -12,7 +12,8 @@ FROM @extschema@.pg_procmem_advice_facts AS f,
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_connections(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_pressure(f)
 			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_crashes(f)
-			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)) AS c
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_restarts(f)
+			  UNION ALL SELECT * FROM @extschema@.pg_procmem_advice_guard(f)) AS c
 -- rows of one check (a crash restart each) newest first: their evidence begins with the time
 ORDER BY CASE c.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.check_name, c.evidence DESC;
 

@@ -312,7 +312,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 
 -- pg_procmem_guard_actions
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.acted_at IS 'when the guard signalled the backend, or when the backend passed its own limit';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action_number IS '1, 2, ...: the order of the actions since the server started';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action_number IS '1, 2, ...: the order of the actions since the history began';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.pid IS 'the backend acted on (a parallel query''s leader)';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action IS 'cancel, terminate, or in dry_run would cancel, would terminate';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.reason IS 'server limit: the memory passed pg_procmem.guard_threshold of its limit; backend limit: the backend passed pg_procmem.max_backend_memory';

@@ -1,5 +1,6 @@
 -- The memory guard's actions (pg_procmem.guard, pg_procmem.max_backend_memory;
--- docs/guard.md), the last 128 since the server started, oldest first.
+-- docs/guard.md), the last 128, oldest first; the history file keeps them
+-- through restarts.
 -- missing_ok: no rows, instead of an ERROR, when the library was not
 -- preloaded.
 CREATE FUNCTION pg_procmem_guard_log(
@@ -34,7 +35,7 @@ CREATE VIEW pg_procmem_guard_actions AS
 SELECT * FROM @extschema@.pg_procmem_guard_log(false);
 
 COMMENT ON VIEW pg_procmem_guard_actions IS
-'the memory guard''s actions: the statements it canceled and the sessions it ended (or would have, in dry_run), the last 128';
+'the memory guard''s actions: the statements it canceled and the sessions it ended (or would have, in dry_run), the last 128, kept through restarts';
 
 REVOKE ALL ON FUNCTION pg_procmem_guard_log(boolean) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_guard_actions FROM PUBLIC;

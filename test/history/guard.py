@@ -1,8 +1,9 @@
 """The memory guard and the per-backend limit, under load (TAP).
 
 Run as root by scripts/test (every major) against a cluster preloaded
-with pg_procmem.guard = on and pg_procmem.guard_terminate = on (the
-threshold at its default, 90 %), inside a memory cgroup of its own
+with pg_procmem, which it gives pg_procmem.guard = on and
+pg_procmem.guard_terminate = on by ALTER SYSTEM (the threshold at its
+default, 90 %), inside a memory cgroup of its own
 ($GUARD_CGROUP), with pgbench running 100 clients from outside that
 cgroup:
 
@@ -12,13 +13,22 @@ cgroup:
             not set it itself; a query under it runs
   slow      with the cgroup at 1.5 GB: a sort growing at about 300 MB/s
   fast      the same sort, unthrottled
+  parallel  a sort in a leader and two parallel workers: one group, whose
+            leader is canceled
   sessions  sessions that each fill 100 MB of temp_buffers and stay idle:
             nothing to cancel, so the guard ends them, largest first
 
 For each: the hog's client gets the guard's error (53200), the guard's
 action names it and what it gave back, the cgroup's OOM kill counter does
-not move, the postmaster is the same, and pgbench has no failed
-transaction; the guard acted on no pgbench connection.
+not move, there is no crash restart, and pgbench has no failed
+transaction; the guard acted on no pgbench connection. Then, without
+pgbench:
+
+  advice    the memory_guard check counts them and names the largest
+  restart   a crash restart keeps the actions, as measured
+  dry_run   (threshold 60 %) the slow sort is said to be canceled, once,
+            and runs on until its own limit (1100MB) stops it
+  off       the fast sort ends in an OOM kill
 
     PG_BIN=... CLUSTER_DIR=... GUARD_CGROUP=... python3 test/history/guard.py
 """
@@ -42,6 +52,10 @@ SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT g
         "ORDER BY g DESC, pad) AS s;")
 FAST = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM generate_series(1, 400000000) AS g "
         "ORDER BY g DESC, pad) AS s;")
+# pgbench_accounts (scale 5: 500,000 rows) sorted with 3.2 kB of padding a row, by a leader and two workers
+PARALLEL = ("SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;\n"
+            "SELECT count(*) FROM (SELECT aid, repeat(md5(aid::text), 100) AS pad FROM pgbench_accounts "
+            "ORDER BY pad, aid) AS s;")
 TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
         "SELECT repeat('x', 400) AS x FROM generate_series(1, 220000);")
 
@@ -101,7 +115,7 @@ def backend_limit():
        a)
 
 
-def hog(name, sql):
+def hog(name, sql, processes=1):
     """A sort in the cgroup until the guard cancels it; the guard's action."""
     before = last_action()
     t0 = time.time()
@@ -112,13 +126,16 @@ def hog(name, sql):
     print("# %s: ended after %.1f s: %s" % (name, took, r.stderr.strip().splitlines()[-3:]))
     for x in a:
         print("# %s: action %s" % (name, dict(x)))
-    ok("ERROR:  53200: canceling statement because this backend held the most memory" in r.stderr and
+    said = ("this backend held the most memory" if processes == 1 else
+            "this backend and its %d parallel workers held the most memory" % (processes - 1))
+    ok("ERROR:  53200: canceling statement because " + said in r.stderr and
        "cgroup's memory reached" in r.stderr and "pg_procmem.guard_threshold (90%)" in r.stderr,
        "%s: the hog's client gets the guard's error (53200, the figures, the threshold)" % name, r.stderr)
     mine = [x for x in a if x["application_name"] == "guard-" + name]
     ok(len(mine) >= 1 and mine[0]["action"] == "cancel" and mine[0]["reason"] == "server limit"
-       and int(mine[0]["used"]) >= int(mine[0]["limit_bytes"]) * 0.9,
-       "%s: the guard's action names the hog, at 90%% of the cgroup's limit or more" % name, a)
+       and int(mine[0]["used"]) >= int(mine[0]["limit_bytes"]) * 0.9 and int(mine[0]["processes"]) == processes,
+       "%s: the guard's action names the hog (%d processes), at 90%% of the cgroup's limit or more"
+       % (name, processes), a)
     wait_until(lambda: actions(before)[0]["given_back"] is not None, 5)
     a = actions(before)
     mine = [x for x in a if x["application_name"] == "guard-" + name]
@@ -160,6 +177,67 @@ def run_started():
     return value("SELECT run_started FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 1")
 
 
+def advice():
+    """The advice's memory_guard check, as a pg_monitor role: the counts
+    agree with the actions, and it names the largest."""
+    a = actions(0)
+    canceled = len([x for x in a if x["action"] == "cancel"])
+    ended = len([x for x in a if x["action"] == "terminate"])
+    largest = max(a, key=lambda x: int(x["held"]))
+    r = rows("SELECT severity, summary, evidence FROM pg_procmem_advice WHERE check_name = 'memory_guard'",
+             "user=%s dbname=postgres" % DBA)
+    ok(len(r) == 1 and r[0]["severity"] == "warning" and
+       r[0]["summary"] == "memory guard: %d canceled, %d ended in a day" % (canceled, ended) and
+       ("pid %s " % largest["pid"]) in r[0]["evidence"] and
+       ("application %s" % largest["application_name"]) in r[0]["evidence"],
+       "advice: memory_guard, a warning, counts %d canceled and %d ended and names the largest (pid %s)"
+       % (canceled, ended, largest["pid"]), r)
+
+
+def set_guard(mode, threshold):
+    """The guard's settings, by ALTER SYSTEM (the server's command line sets none: it would win)."""
+    execute("ALTER SYSTEM SET pg_procmem.guard = '%s'" % mode)
+    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = on")
+    execute("ALTER SYSTEM SET pg_procmem.guard_threshold = %d" % threshold)
+    execute("SELECT pg_reload_conf()")
+    time.sleep(1)
+
+
+def dry_run():
+    """dry_run: the slow sort is said to be canceled, once, and runs on
+    until its own limit stops it."""
+    before = last_action()
+    set_guard("dry_run", 60)
+    r = psql("SET work_mem = '8GB'; SET pg_procmem.max_backend_memory = '1100MB';\n" + SORT % 300000,
+             app="guard-dry")
+    a = actions(before)
+    for x in a:
+        print("# dry_run: action %s" % dict(x))
+    said = [x for x in a if x["action"] == "would cancel"]
+    own = [x for x in a if x["reason"] == "backend limit"]
+    ok("53200" in r.stderr and "over pg_procmem.max_backend_memory (1100MB)" in r.stderr,
+       "dry_run: the sort ran on until its own limit canceled it", r.stderr)
+    ok(len(said) == 1 and said[0]["application_name"] == "guard-dry" and len(a) == 2 and own
+       and int(own[0]["held"]) > int(said[0]["held"]) and said[0]["given_back"] is None,
+       "dry_run: one 'would cancel' of it at 60% (nothing given back: nothing done), and nothing else but "
+       "its own limit's cancel, later", a)
+
+
+def guard_off():
+    """With the guard off, the fast sort ends in an OOM kill."""
+    set_guard("off", 90)
+    kills = oom_kills()
+    r = psql("SET work_mem = '8GB';\n" + FAST, app="guard-off")
+    wait_until(lambda: oom_kills() != kills, 10)
+    lost = ("server closed the connection unexpectedly" in r.stderr or
+            "crash of another server process" in r.stderr)
+    ok(oom_kills() == (kills or 0) + 1 and lost,
+       "off: the same sort ends in an OOM kill (the cgroup's counter %s, then %s) and its connection is lost"
+       % (kills, oom_kills()), r.stderr)
+    # the crash restart over, for the cluster's stop
+    wait_until(lambda: value("SELECT 1") == "1", 60)
+
+
 def survives():
     """The actions are in the history file: a crash restart keeps them, as measured."""
     q = ("SELECT action_number, acted_at, pid, action, reason, held, given_back, application_name, query "
@@ -187,21 +265,23 @@ def pgbench(seconds):
 
 def main():
     if not CGROUP:
-        skip(18, "no memory cgroup could be made for the server here")
+        skip(25, "no memory cgroup could be made for the server here")
         done()
     for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
             execute("CREATE ROLE %s LOGIN%s" % (role, extra))
     execute("ALTER ROLE %s SET pg_procmem.max_backend_memory = '150MB'" % LIMITED)
+    set_guard("on", 90)
     backend_limit()
 
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
     started = run_started()
-    load = pgbench(90)
+    load = pgbench(75)
     kills = oom_kills()
     try:
         cgroup_memory_limit(CGROUP, LIMIT)
-        found = hog("slow", SORT % 300000) + hog("fast", FAST) + temp_sessions()
+        found = (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
+                 temp_sessions())
     finally:
         cgroup_memory_limit(CGROUP, None)
     out, _ = load.communicate(timeout=150)
@@ -212,7 +292,14 @@ def main():
        "the guard acted on no pgbench connection", found)
     ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
     ok(run_started() == started, "no crash restart: shared memory was last initialized at %s" % started)
+    advice()
     survives()
+    cgroup_memory_limit(CGROUP, LIMIT)
+    try:
+        dry_run()
+        guard_off()
+    finally:
+        cgroup_memory_limit(CGROUP, None)
     done()
 
 
