@@ -20,7 +20,7 @@ from tap import ok, skip, done, rows, value, execute, meminfo, drop_role
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
 ROLE = "procmem_exporter"
-PLANNED = 25
+PLANNED = 26
 
 
 def free_port():
@@ -188,6 +188,13 @@ def check(binary):
         "SELECT COALESCE(max(number), 0) FROM pg_procmem_crashes")),
        "history: the crash-restart counter is pg_procmem_crashes' highest number",
        one(m, "pg_procmem_history_crash_restarts"))
+    ok(one(m, "pg_procmem_guard_actions") == int(value(
+        "SELECT COALESCE(max(action_number), 0) FROM pg_procmem_guard_actions")) and
+       one(m, "pg_procmem_guard_canceled_last_hour") == int(value(
+           "SELECT count(*) FROM pg_procmem_guard_actions WHERE action = 'cancel' "
+           "AND acted_at > now() - interval '1 hour'")),
+       "guard: the actions counter and the last hour's cancels, as pg_procmem_guard_actions has them",
+       (one(m, "pg_procmem_guard_actions"), one(m, "pg_procmem_guard_canceled_last_hour")))
 
     # opt-in: one series per process, with a pid label
     both = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)

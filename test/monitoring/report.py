@@ -424,7 +424,17 @@ WHERE backend_type = 'client backend' AND usename = current_user
   AND datname = current_database() AND state = 'idle'"""
 
 
+def guard_action():
+    """A statement over its own pg_procmem.max_backend_memory (where
+    preloaded): an action of the guard's for the page to show."""
+    subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-q", "-c", "SET pg_procmem.max_backend_memory = '64MB'",
+                    "-c", "SET work_mem = '1GB'", "-c",
+                    "SELECT count(*) FROM (SELECT g, md5(g::text) FROM generate_series(1, 3000000) g ORDER BY 2) s"],
+                   capture_output=True, text=True)
+
+
 def check_report(tmp):
+    guard_action()
     before = os.path.join(tmp, "before.html")
     rc_before, err_before, _ = write_report(before)
     advice_before = {r["check_name"] for r in rows("SELECT check_name FROM pg_procmem_advice")}
@@ -620,6 +630,11 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
     crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
     ok(('id="crashes"' in doc) == (crashes > 0),
        "a crash section exactly when pg_procmem_crashes has rows (%d here)" % crashes)
+    guard = rows("SELECT action_number, pid FROM pg_procmem_guard_actions ORDER BY acted_at DESC LIMIT 1")
+    ok(('id="guard"' in doc) == bool(guard) and
+       (not guard or ("#%s" % guard[0]["action_number"]) in doc and ("PID %s" % guard[0]["pid"]) in doc),
+       "a memory guard section exactly when pg_procmem_guard_actions has rows (%s), naming the newest"
+       % ("pid %s" % guard[0]["pid"] if guard else "none here"))
     check_chromium(tmp, page, before, doc)
 
 
