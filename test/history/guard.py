@@ -26,6 +26,11 @@ pgbench:
 
   advice    the memory_guard check counts them and names the largest
   restart   a crash restart keeps the actions, as measured
+  cache     a file read again and again in the cgroup, for GUARD_STEADY
+            seconds (15; the proof: 600): its page cache fills the cgroup to
+            its limit; nothing canceled, nothing logged
+  steady    sessions holding temp_buffers keep the cgroup at 82-88% of its
+            limit for GUARD_STEADY seconds: nothing canceled, nothing logged
   dry_run   (threshold 60 %) the slow sort is said to be canceled, once,
             and runs on until its own limit (1100MB) stops it
   off       the fast sort ends in an OOM kill
@@ -35,9 +40,11 @@ pgbench:
 import os
 import re
 import subprocess
+import tempfile
+import threading
 import time
 
-from cluster import PG_BIN, wait_until, session, close, cgroup_memory_limit, crash, grows
+from cluster import PG_BIN, LOG, wait_until, session, close, cgroup_memory_limit, crash
 from tap import ok, skip, done, rows, value, execute
 
 CGROUP = os.environ.get("GUARD_CGROUP", "")
@@ -58,6 +65,12 @@ PARALLEL = ("SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 
             "ORDER BY pad, aid) AS s;")
 TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
         "SELECT repeat('x', 400) AS x FROM generate_series(1, 220000);")
+# half as much: steps of about 3% of the limit
+TEMP_HALF = ("SET temp_buffers = '50MB'; CREATE TEMP TABLE t AS "
+             "SELECT repeat('x', 400) AS x FROM generate_series(1, 110000);")
+# how long the checks for no false cancel hold (the proof: GUARD_STEADY=600)
+STEADY = int(os.environ.get("GUARD_STEADY", "15"))
+FILE_SIZE = 3 << 30
 
 
 def psql(sql, user=None, app="guard-test", timeout=180):
@@ -67,6 +80,49 @@ def psql(sql, user=None, app="guard-test", timeout=180):
         env["PGUSER"] = user
     return subprocess.run([PSQL, "-X", "-v", "VERBOSITY=verbose", "-f", "-"], input=sql, capture_output=True,
                           text=True, env=env, timeout=timeout)
+
+
+def used():
+    """The cgroup's use the kernel cannot reclaim, as the guard counts it
+    (v2: current - (file - shmem) - slab_reclaimable; v1: usage -
+    (total_cache - total_shmem)), and its usage."""
+    v2 = os.path.exists(os.path.join(CGROUP, "memory.current"))
+    with open(os.path.join(CGROUP, "memory.current" if v2 else "memory.usage_in_bytes")) as f:
+        usage = int(f.read())
+    with open(os.path.join(CGROUP, "memory.stat")) as f:
+        st = dict(l.split()[:2] for l in f)
+    if v2:
+        return usage - (int(st["file"]) - int(st["shmem"])) - int(st.get("slab_reclaimable", 0)), usage
+    return usage - (int(st["total_cache"]) - int(st["total_shmem"])), usage
+
+
+class Recorder:
+    """used() every 50 ms, in a thread, until stop()."""
+
+    def __init__(self):
+        self.readings = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                self.readings.append(used())
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.05)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(5)
+        return self.readings
+
+
+def guard_lines(log_from):
+    with open(LOG, errors="replace") as f:
+        f.seek(log_from)
+        return [l for l in f.read().splitlines() if "pg_procmem guard:" in l or "53200" in l]
 
 
 def oom_kills():
@@ -171,71 +227,9 @@ def temp_sessions():
 
 
 def run_started():
-    """When shared memory was last initialized (a crash restart does it
-    again; pg_postmaster_start_time() stays), as a new sample says."""
-    grows()
-    return value("SELECT run_started FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 1")
-
-
-def advice():
-    """The advice's memory_guard check, as a pg_monitor role: the counts
-    agree with the actions, and it names the largest."""
-    a = actions(0)
-    canceled = len([x for x in a if x["action"] == "cancel"])
-    ended = len([x for x in a if x["action"] == "terminate"])
-    largest = max(a, key=lambda x: int(x["held"]))
-    r = rows("SELECT severity, summary, evidence FROM pg_procmem_advice WHERE check_name = 'memory_guard'",
-             "user=%s dbname=postgres" % DBA)
-    ok(len(r) == 1 and r[0]["severity"] == "warning" and
-       r[0]["summary"] == "memory guard: %d canceled, %d ended in a day" % (canceled, ended) and
-       ("pid %s " % largest["pid"]) in r[0]["evidence"] and
-       ("application %s" % largest["application_name"]) in r[0]["evidence"],
-       "advice: memory_guard, a warning, counts %d canceled and %d ended and names the largest (pid %s)"
-       % (canceled, ended, largest["pid"]), r)
-
-
-def set_guard(mode, threshold):
-    """The guard's settings, by ALTER SYSTEM (the server's command line sets none: it would win)."""
-    execute("ALTER SYSTEM SET pg_procmem.guard = '%s'" % mode)
-    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = on")
-    execute("ALTER SYSTEM SET pg_procmem.guard_threshold = %d" % threshold)
-    execute("SELECT pg_reload_conf()")
-    time.sleep(1)
-
-
-def dry_run():
-    """dry_run: the slow sort is said to be canceled, once, and runs on
-    until its own limit stops it."""
-    before = last_action()
-    set_guard("dry_run", 60)
-    r = psql("SET work_mem = '8GB'; SET pg_procmem.max_backend_memory = '1100MB';\n" + SORT % 300000,
-             app="guard-dry")
-    a = actions(before)
-    for x in a:
-        print("# dry_run: action %s" % dict(x))
-    said = [x for x in a if x["action"] == "would cancel"]
-    own = [x for x in a if x["reason"] == "backend limit"]
-    ok("53200" in r.stderr and "over pg_procmem.max_backend_memory (1100MB)" in r.stderr,
-       "dry_run: the sort ran on until its own limit canceled it", r.stderr)
-    ok(len(said) == 1 and said[0]["application_name"] == "guard-dry" and len(a) == 2 and own
-       and int(own[0]["held"]) > int(said[0]["held"]) and said[0]["given_back"] is None,
-       "dry_run: one 'would cancel' of it at 60% (nothing given back: nothing done), and nothing else but "
-       "its own limit's cancel, later", a)
-
-
-def guard_off():
-    """With the guard off, the fast sort ends in an OOM kill."""
-    set_guard("off", 90)
-    kills = oom_kills()
-    r = psql("SET work_mem = '8GB';\n" + FAST, app="guard-off")
-    wait_until(lambda: oom_kills() != kills, 10)
-    lost = ("server closed the connection unexpectedly" in r.stderr or
-            "crash of another server process" in r.stderr)
-    ok(oom_kills() == (kills or 0) + 1 and lost,
-       "off: the same sort ends in an OOM kill (the cgroup's counter %s, then %s) and its connection is lost"
-       % (kills, oom_kills()), r.stderr)
-    # the crash restart over, for the cluster's stop
-    wait_until(lambda: value("SELECT 1") == "1", 60)
+    """When the server's processes last started: the checkpointer's start (a
+    crash restart starts it again; pg_postmaster_start_time() stays)."""
+    return value("SELECT backend_start FROM pg_stat_activity WHERE backend_type = 'checkpointer'")
 
 
 def survives():
@@ -247,7 +241,7 @@ def survives():
     before = rows(q)
     run = run_started()
     crash("guard-victim")
-    wait_until(lambda: rows(q) == before, 30)
+    wait_until(lambda: run_started() not in (run, None) and rows(q) == before, 30)
     after = rows(q)
     ok(len(before) >= 5 and after == before and run_started() != run,
        "a crash restart keeps the %d actions, each as measured" % len(before),
@@ -265,7 +259,7 @@ def pgbench(seconds):
 
 def main():
     if not CGROUP:
-        skip(25, "no memory cgroup could be made for the server here")
+        skip(27, "no memory cgroup could be made for the server here")
         done()
     for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
@@ -276,7 +270,7 @@ def main():
 
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
     started = run_started()
-    load = pgbench(75)
+    load = pgbench(55)
     kills = oom_kills()
     try:
         cgroup_memory_limit(CGROUP, LIMIT)
@@ -291,11 +285,13 @@ def main():
     ok(not [x for x in found if x["application_name"] == "pgbench"],
        "the guard acted on no pgbench connection", found)
     ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
-    ok(run_started() == started, "no crash restart: shared memory was last initialized at %s" % started)
+    ok(run_started() == started, "no crash restart: the checkpointer started at %s" % started)
     advice()
     survives()
     cgroup_memory_limit(CGROUP, LIMIT)
     try:
+        page_cache()
+        steady()
         dry_run()
         guard_off()
     finally:
