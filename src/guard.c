@@ -79,6 +79,8 @@ static bool guard_terminate = false;
 
 /* How long a signalled backend has to give memory back before the next is picked */
 #define GUARD_SETTLE_MS		500
+/* ... or, once its cancel landed, a fall of less than this over a look is none */
+#define GUARD_STILL_BYTES	(1024 * 1024)
 /* ... and how long what it gives back is measured */
 #define GUARD_MEASURE_MS	2000
 /* requests not taken by then are dropped (the backend was idle) */
@@ -286,6 +288,8 @@ typedef struct signalled
 	int64		at_ms;			/* monotonic */
 	TimestampTz query_start;	/* the statement canceled */
 	bool		settled;
+	bool		landed;			/* its backend took the request: the cancel landed */
+	int64		last_held;		/* what it held at the last look */
 } signalled;
 
 #define GUARD_WATCHED 8
@@ -320,11 +324,28 @@ held_now(pid_t pid, long page)
 	return guard_held_from_statm(buf, len, page);
 }
 
+/* Whether a request the guard made is still waiting for its backend to report it */
+static bool
+request_waiting(int32 pid, TimestampTz at)
+{
+	bool		waiting = false;
+
+	SpinLockAcquire(&shared->mutex);
+	for (int i = 0; i < GUARD_REQUESTS; i++)
+		if (shared->requests[i].pid == pid && shared->requests[i].asked_at == at)
+			waiting = true;
+	SpinLockRelease(&shared->mutex);
+	return waiting;
+}
+
 /*
  * Follows the backends signalled lately: a backend has settled once it
- * gave back half of what it held, exited, or GUARD_SETTLE_MS passed; what
- * it gave back is measured for GUARD_MEASURE_MS. Returns whether one is
- * still settling (the guard waits for it before it picks the next).
+ * gave back half of what it held, or exited, or its cancel landed (it took
+ * the request) and what it holds stopped falling over a look (a session's
+ * temp_buffers: a cancel frees nothing of them, and the guard goes on to
+ * end sessions at once), or GUARD_SETTLE_MS passed. What it gave back is
+ * measured for GUARD_MEASURE_MS. Returns whether one is still settling (the
+ * guard waits for it before it picks the next).
  */
 static bool
 follow_signalled(guard_worker *gw, int64 now)
@@ -344,8 +365,12 @@ follow_signalled(guard_worker *gw, int64 now)
 		/* dry_run did nothing: what it gave back is not the guard's */
 		if (s->what == GUARD_CANCEL || s->what == GUARD_TERMINATE)
 			guard_set_given_back(s->pid, s->acted_at, back);
-		if (!s->settled && (held < 0 || back * 2 >= s->held || now - s->at_ms >= GUARD_SETTLE_MS))
+		if (!s->settled && (held < 0 || back * 2 >= s->held || now - s->at_ms >= GUARD_SETTLE_MS ||
+							(s->landed && held >= s->last_held - GUARD_STILL_BYTES)))
 			s->settled = true;
+		if (s->what == GUARD_CANCEL && !s->landed && !request_waiting(s->pid, s->acted_at))
+			s->landed = true;
+		s->last_held = held;
 		if (held < 0 || now - s->at_ms >= GUARD_MEASURE_MS)
 			s->pid = 0;
 		else if (!s->settled)
@@ -562,6 +587,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	s.pid = a.pid;
 	s.what = a.what;
 	s.acted_at = a.at;
+	s.last_held = -1;
 	if (guard != GUARD_ON)
 		gw->assumed += a.held;
 	s.held = a.held;

@@ -12,6 +12,7 @@ cgroup:
             with the figure, the limit and the setting's name; a role may
             not set it itself; a query under it runs
   slow      with the cgroup at 1.5 GB: a sort growing at about 300 MB/s
+            (these four GUARD_RUNS times: 1; the proof: 10)
   fast      the same sort, unthrottled
   parallel  a sort in a leader and two parallel workers: one group, whose
             leader is canceled
@@ -68,8 +69,10 @@ TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
 # half as much: steps of about 3% of the limit
 TEMP_HALF = ("SET temp_buffers = '50MB'; CREATE TEMP TABLE t AS "
              "SELECT repeat('x', 400) AS x FROM generate_series(1, 110000);")
-# how long the checks for no false cancel hold (the proof: GUARD_STEADY=600)
+# how long the checks for no false cancel hold, and how many times the
+# incidents run (the proof: GUARD_STEADY=600 GUARD_RUNS=10)
 STEADY = int(os.environ.get("GUARD_STEADY", "15"))
+RUNS = int(os.environ.get("GUARD_RUNS", "1"))
 FILE_SIZE = 3 << 30
 
 
@@ -259,7 +262,7 @@ def pgbench(seconds):
 
 def main():
     if not CGROUP:
-        skip(27, "no memory cgroup could be made for the server here")
+        skip(16 + 11 * RUNS, "no memory cgroup could be made for the server here")
         done()
     for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
@@ -270,12 +273,16 @@ def main():
 
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
     started = run_started()
-    load = pgbench(55)
+    load = pgbench(55 * RUNS)
     kills = oom_kills()
     try:
         cgroup_memory_limit(CGROUP, LIMIT)
-        found = (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
-                 temp_sessions())
+        found = []
+        for run in range(RUNS):
+            if RUNS > 1:
+                print("# run %d of %d" % (run + 1, RUNS))
+            found += (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
+                      temp_sessions())
     finally:
         cgroup_memory_limit(CGROUP, None)
     out, _ = load.communicate(timeout=150)
