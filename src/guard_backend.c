@@ -84,7 +84,8 @@ check_backend_memory(void)
 
 	if (!armed)
 		return;
-	if (MyBEEntry != NULL && MyBEEntry->st_state == STATE_RUNNING && !over_limit)
+	/* again at each look while over: a cancel caught in PL/pgSQL does not stop the next */
+	if (MyBEEntry != NULL && MyBEEntry->st_state == STATE_RUNNING)
 	{
 		n = pread(statm_fd, buf, sizeof(buf), 0);
 		if (n > 0)
