@@ -24,6 +24,8 @@ static const procfs_field status[] = {
 	PROCFS_FIELD(procfs_status, "HugetlbPages", hugetlb, 1),
 	PROCFS_FIELD(procfs_status, "PPid", ppid, 0),
 	PROCFS_FIELD(procfs_status, "Threads", threads, 0),
+	PROCFS_FIELD(procfs_status, "SigPnd", kill_pending, PROCFS_SIGKILL_MASK),
+	PROCFS_FIELD(procfs_status, "ShdPnd", kill_pending_shared, PROCFS_SIGKILL_MASK),
 };
 KEYS(keys_status, status, ':', 0);
 

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,11 +162,36 @@ procfs_parse_int(const char *buf, size_t len, int64_t *out)
  * Parses the value part of a line: blanks, digits, and for kB fields blanks
  * plus "kB". Returns bytes (or the bare number), or PROCFS_INVALID.
  */
+/* A signal mask ("0000000000000100"): whether SIGKILL (9, bit 8) is in it */
+static int64_t
+sigkill_in_mask(const char *p, const char *end)
+{
+	uint64_t	mask = 0;
+	int			digits = 0;
+
+	while (p < end && is_blank(*p))
+		p++;
+	for (; p < end && isxdigit((unsigned char) *p); p++, digits++)
+	{
+		if (digits == 16)
+			return PROCFS_INVALID;
+		mask = (mask << 4) | (uint64_t) (isdigit((unsigned char) *p) ? *p - '0' :
+										 (tolower((unsigned char) *p) - 'a' + 10));
+	}
+	while (p < end && (is_blank(*p) || *p == '\r'))
+		p++;
+	if (digits == 0 || p != end)
+		return PROCFS_INVALID;
+	return (mask >> 8) & 1;
+}
+
 static int64_t
 field_value(const char *p, const char *end, int kb)
 {
 	int64_t		v;
 
+	if (kb == PROCFS_SIGKILL_MASK)
+		return sigkill_in_mask(p, end);
 	if (parse_u63(&p, end, &v) != 0)
 		return PROCFS_INVALID;
 	while (p < end && is_blank(*p))

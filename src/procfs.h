@@ -62,8 +62,12 @@ typedef struct procfs_field
 {
 	const char *key;
 	size_t		offset;			/* of the int64_t in the target struct */
-	int			kb;				/* the value carries a " kB" unit */
+	int			kb;				/* the value carries a " kB" unit; or
+								 * PROCFS_SIGKILL_MASK */
 } procfs_field;
+
+/* A field that is a signal mask in hex: 1 when SIGKILL is in it, else 0 */
+#define PROCFS_SIGKILL_MASK 2
 
 #define PROCFS_FIELD(type, key, member, kb) {key, offsetof(type, member), kb}
 #define PROCFS_NFIELDS(table) (sizeof(table) / sizeof((table)[0]))
@@ -100,6 +104,8 @@ typedef struct procfs_status
 	int64_t		hugetlb;		/* HugetlbPages (>= 4.4) */
 	int64_t		ppid;			/* PPid (a pid, not bytes) */
 	int64_t		threads;		/* Threads (a count) */
+	int64_t		kill_pending;	/* 1: SIGKILL pending (SigPnd): being killed */
+	int64_t		kill_pending_shared;	/* ... or in ShdPnd */
 } procfs_status;
 
 /* Figures from /proc/<pid>/smaps_rollup, or summed over /proc/<pid>/smaps. */

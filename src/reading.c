@@ -230,6 +230,14 @@ procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identi
 	}
 	else if (s->status.vm_rss < 0)
 		return READ_GONE;		/* no Vm* lines: it has released its memory */
+	/*
+	 * Being killed (the OOM killer's SIGKILL): no more reads. Each holds its
+	 * memory for a moment, and if it exits meanwhile, its memory is freed
+	 * only when the read ends, and the OOM killer, seeing no victim left,
+	 * takes another process: the postmaster.
+	 */
+	else if (s->status.kill_pending == 1 || s->status.kill_pending_shared == 1)
+		return READ_GONE;
 
 	if (opt->method != PROCMEM_METHOD_RSS_ANON &&
 		(read_anon(pid, opt, s) || (s->anon.exclusive >= 0 && read_kernel(pid, opt, s))))

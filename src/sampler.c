@@ -154,6 +154,7 @@ static int64 monotonic_ms(void);
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
 static pressure_watch watch;
+static int	last_method = -1;	/* the last sample's overhead method */
 
 /* The SIGTERM that ends the loop came from the postmaster: it shuts down */
 static volatile sig_atomic_t stopped_by_postmaster = false;
@@ -743,6 +744,20 @@ take_sample(MemoryContext cxt, const pressure_state *pressure)
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	read_who(&st);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
+	/*
+	 * At the critical level an OOM kill may be near: status figures only
+	 * (overhead as RssAnon + VmPTE), no walk of a process's pages. A read
+	 * holds the process's memory while it lasts, and a walk lasts; if the
+	 * kernel kills the process meanwhile, its memory is freed only when the
+	 * read ends, and the OOM killer, finding no victim left, takes another
+	 * process: it has taken the postmaster so.
+	 */
+	if (pressure && pressure->level == PRESSURE_CRITICAL)
+		opt.method = PROCMEM_METHOD_RSS_ANON;
+	/* figures read another way are not reused */
+	if (opt.method != last_method)
+		reuse.valid = false;
+	last_method = opt.method;
 	st.may_reuse = begin_reuse(&st.reread_rss);
 	/* where /proc hides the server, the system figures only: said once */
 	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))

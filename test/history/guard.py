@@ -250,6 +250,121 @@ def run_started():
     return value("SELECT backend_start FROM pg_stat_activity WHERE backend_type = 'checkpointer'")
 
 
+def advice():
+    """The advice's memory_guard check, as a pg_monitor role: the counts
+    agree with the actions, and it names the largest."""
+    a = actions(0)
+    canceled = len([x for x in a if x["action"] == "cancel"])
+    ended = len([x for x in a if x["action"] == "terminate"])
+    largest = max(a, key=lambda x: int(x["held"]))
+    r = rows("SELECT severity, summary, evidence FROM pg_procmem_advice WHERE check_name = 'memory_guard'",
+             "user=%s dbname=postgres" % DBA)
+    ok(len(r) == 1 and r[0]["severity"] == "warning" and
+       r[0]["summary"] == "memory guard: %d canceled, %d ended in a day" % (canceled, ended) and
+       ("pid %s " % largest["pid"]) in r[0]["evidence"] and
+       ("application %s" % largest["application_name"]) in r[0]["evidence"],
+       "advice: memory_guard, a warning, counts %d canceled and %d ended and names the largest (pid %s)"
+       % (canceled, ended, largest["pid"]), r)
+
+
+def page_cache():
+    """A 3 GB file read in the cgroup: its page cache fills the cgroup to
+    its limit, which is no pressure: nothing canceled, nothing logged. The
+    file is sparse, on disk (a hole reads into the page cache as data does)."""
+    before, log_from = last_action(), os.path.getsize(LOG)
+    d = tempfile.mkdtemp(prefix="pg_procmem_guard.", dir="/var/tmp")
+    path = os.path.join(d, "big")
+    rec = Recorder()
+    try:
+        with open(path, "wb") as f:
+            f.truncate(FILE_SIZE)
+        end = time.time() + STEADY
+        while time.time() < end:
+            fd = os.open(path, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+            dd = subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True,
+                                preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(
+                                    str(os.getpid())))
+    finally:
+        readings = rec.stop()
+        os.unlink(path)
+        os.rmdir(d)
+    peak = max(u for _, u in readings)
+    top = max(x for x, _ in readings)
+    ok(dd.returncode == 0 and peak >= 0.95 * LIMIT and not actions(before) and not guard_lines(log_from),
+       "page cache: the cgroup at %.0f%% of its limit (its unreclaimable part at most %.0f%%) for %d s: "
+       "nothing canceled, nothing logged" % (peak * 100.0 / LIMIT, top * 100.0 / LIMIT, STEADY),
+       (actions(before), guard_lines(log_from)))
+
+
+def steady():
+    """Sessions holding temp_buffers until the cgroup is at 82-88%, held
+    there with the threshold at 90%: nothing canceled, nothing logged."""
+    before, log_from = last_action(), os.path.getsize(LOG)
+    started = []
+    try:
+        while used()[0] < 0.82 * LIMIT and len(started) < 40:
+            started.append(session(TEMP_HALF, "guard-steady"))
+            wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                     "'guard-steady' AND state = 'idle'") == str(len(started)), 30, 0.1)
+        rec = Recorder()
+        time.sleep(STEADY)
+        readings = rec.stop()
+    finally:
+        for p in started:
+            close(p)
+    low = min(x for x, _ in readings) * 100.0 / LIMIT
+    high = max(x for x, _ in readings) * 100.0 / LIMIT
+    ok(low >= 80 and high < 90 and not actions(before) and not guard_lines(log_from),
+       "steady: %d sessions held the cgroup at %.0f-%.0f%% of its limit for %d s: nothing canceled, nothing logged"
+       % (len(started), low, high, STEADY), (actions(before), guard_lines(log_from)))
+
+
+def set_guard(mode, threshold):
+    """The guard's settings, by ALTER SYSTEM (the server's command line sets none: it would win)."""
+    execute("ALTER SYSTEM SET pg_procmem.guard = '%s'" % mode)
+    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = on")
+    execute("ALTER SYSTEM SET pg_procmem.guard_threshold = %d" % threshold)
+    execute("SELECT pg_reload_conf()")
+    time.sleep(1)
+
+
+def dry_run():
+    """dry_run: the slow sort is said to be canceled, once, and runs on
+    until its own limit stops it."""
+    before = last_action()
+    set_guard("dry_run", 60)
+    r = psql("SET work_mem = '8GB'; SET pg_procmem.max_backend_memory = '1100MB';\n" + SORT % 300000,
+             app="guard-dry")
+    a = actions(before)
+    for x in a:
+        print("# dry_run: action %s" % dict(x))
+    said = [x for x in a if x["action"] == "would cancel"]
+    own = [x for x in a if x["reason"] == "backend limit"]
+    ok("53200" in r.stderr and "over pg_procmem.max_backend_memory (1100MB)" in r.stderr,
+       "dry_run: the sort ran on until its own limit canceled it", r.stderr)
+    ok(len(said) == 1 and said[0]["application_name"] == "guard-dry" and len(a) == 2 and own
+       and int(own[0]["held"]) > int(said[0]["held"]) and said[0]["given_back"] is None,
+       "dry_run: one 'would cancel' of it at 60% (nothing given back: nothing done), and nothing else but "
+       "its own limit's cancel, later", a)
+
+
+def guard_off():
+    """With the guard off, the fast sort ends in an OOM kill."""
+    set_guard("off", 90)
+    kills = oom_kills()
+    r = psql("SET work_mem = '8GB';\n" + FAST, app="guard-off")
+    wait_until(lambda: oom_kills() != kills, 10)
+    lost = ("server closed the connection unexpectedly" in r.stderr or
+            "crash of another server process" in r.stderr)
+    ok(oom_kills() == (kills or 0) + 1 and lost,
+       "off: the same sort ends in an OOM kill (the cgroup's counter %s, then %s) and its connection is lost"
+       % (kills, oom_kills()), r.stderr)
+    # the crash restart over, for the cluster's stop
+    wait_until(lambda: value("SELECT 1") == "1", 60)
+
+
 def survives():
     """The actions are in the history file: a crash restart keeps them, as measured."""
     q = ("SELECT action_number, acted_at, pid, action, reason, held, given_back, application_name, query "
@@ -299,7 +414,7 @@ def main():
                       temp_sessions())
     finally:
         cgroup_memory_limit(CGROUP, None)
-    out, _ = load.communicate(timeout=150)
+    out, _ = load.communicate(timeout=55 * RUNS + 120)
     failed = re.search(r"number of failed transactions: (\d+)", out)
     ok(load.returncode == 0 and (failed is None or failed.group(1) == "0") and "aborted" not in out,
        "pgbench ran its 100 clients to the end with no failed transaction", out)

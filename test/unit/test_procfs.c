@@ -113,7 +113,37 @@ test_captured_status(void)
 	is_i64(st.rss_anon + st.rss_file + st.rss_shmem, st.vm_rss,
 		   "status: RssAnon + RssFile + RssShmem = VmRSS");
 	is_i64(st.threads, 1, "status: Threads is a bare number");
-	is_i64(procfs_fields_count(&fs), 11, "status: all 11 fields found");
+	is_i64(st.kill_pending, 0, "status: SigPnd without SIGKILL");
+	is_i64(st.kill_pending_shared, 0, "status: ShdPnd without SIGKILL");
+	is_i64(procfs_fields_count(&fs), 13, "status: all 13 fields found");
+}
+
+/* SigPnd and ShdPnd: whether SIGKILL (9: bit 8 of the hex mask) is pending */
+static int64_t
+kill_pending_of(const char *line)
+{
+	procfs_status st;
+	procfs_fieldset fs = keys_fieldset(&keys_status, &st);
+
+	procfs_fields_init(&fs);
+	procfs_fields_line(&fs, line, strlen(line));
+	return st.kill_pending;
+}
+
+static void
+test_kill_pending(void)
+{
+	is_i64(kill_pending_of("SigPnd:\t0000000000000100"), 1, "kill pending: SIGKILL alone");
+	is_i64(kill_pending_of("SigPnd:\t0000000000004102"), 1, "kill pending: SIGKILL among others (2, 9, 15)");
+	is_i64(kill_pending_of("SigPnd:\tfffffffffffffeff"), 0, "kill pending: every signal but SIGKILL");
+	is_i64(kill_pending_of("SigPnd:\t0000000000000000"), 0, "kill pending: none");
+	is_i64(kill_pending_of("SigPnd:\t100"), 1, "kill pending: a short mask");
+	is_i64(kill_pending_of("SigPnd:\t0000000000000100\r"), 1, "kill pending: a trailing CR");
+	is_i64(kill_pending_of("SigPnd:\tFFFFFFFFFFFFFFFF"), 1, "kill pending: upper case");
+	is_i64(kill_pending_of("SigPnd:\t00000000000000100"), PROCFS_INVALID, "kill pending: 17 digits is no mask");
+	is_i64(kill_pending_of("SigPnd:\t"), PROCFS_INVALID, "kill pending: no digits is no mask");
+	is_i64(kill_pending_of("SigPnd:\t01x0"), PROCFS_INVALID, "kill pending: a non-hex digit");
+	is_i64(kill_pending_of("SigPnd:\t100 kB"), PROCFS_INVALID, "kill pending: a unit is no mask");
 }
 
 static void
@@ -675,6 +705,7 @@ main(int argc, char **argv)
 {
 	fixtures = argc > 1 ? argv[1] : "test/fixtures";
 	test_captured_status();
+	test_kill_pending();
 	test_captured_smaps();
 	test_chunking();
 	test_handmade();
