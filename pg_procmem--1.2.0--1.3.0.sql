@@ -1294,11 +1294,11 @@ BEGIN ATOMIC
 		   CASE WHEN s.server OPERATOR(pg_catalog.>) 0 THEN 'warning' ELSE 'info' END,
 		   @extschema@.pg_procmem_clip(CASE
 				WHEN s.done OPERATOR(pg_catalog.>) 0
-				THEN pg_catalog.format('memory guard: %s canceled, %s ended in a day', s.canceled, s.ended)
-				ELSE pg_catalog.format('memory guard (dry_run) would have acted %s times', s.said) END, 64),
+				THEN pg_catalog.format('memory guard: %s canceled, %s ended in the last day', s.canceled, s.ended)
+				ELSE pg_catalog.format('memory guard (dry_run): %s said in the last day', s.said) END, 64),
 		   pg_catalog.concat_ws('; ',
-				pg_catalog.format('in the last day: %s statements canceled for the server''s limit, %s for their '
-								  'backend''s own, %s sessions ended, %s actions said in dry_run',
+				pg_catalog.format('in the last day: canceled for the server''s limit %s, for a backend''s own %s; '
+								  'sessions ended %s; said in dry_run %s',
 								  s.canceled OPERATOR(pg_catalog.-) s.own, s.own, s.ended, s.said),
 				pg_catalog.format('the largest: %s of pid %s at %s (%s), which held %s%s', l.action, l.pid,
 								  pg_catalog.to_char(l.acted_at, 'YYYY-MM-DD HH24:MI:SS'),
@@ -1332,7 +1332,19 @@ BEGIN ATOMIC
 				  WHERE a.acted_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 day'::interval)
 					AND (a.action OPERATOR(pg_catalog.~~) 'would %') OPERATOR(pg_catalog.=) (s.done OPERATOR(pg_catalog.=) 0)
 				  ORDER BY a.held DESC, a.acted_at DESC LIMIT 1) AS l
-	WHERE s.done OPERATOR(pg_catalog.+) s.said OPERATOR(pg_catalog.>) 0;
+	WHERE s.done OPERATOR(pg_catalog.+) s.said OPERATOR(pg_catalog.>) 0
+	UNION ALL
+	-- set, where nothing acts on it
+	SELECT 'memory_guard', 'warning', 'memory guard set, but pg_procmem is not preloaded',
+		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s; shared_preload_libraries = ''%s''',
+							 COALESCE(g.guard, 'off'), COALESCE(g.own, '0'), g.preload),
+		   'Add pg_procmem to shared_preload_libraries and restart the server: until then no guard runs and no '
+		   'backend checks its limit.'
+	FROM (SELECT pg_catalog.current_setting('pg_procmem.guard', true) AS guard,
+				 pg_catalog.current_setting('pg_procmem.max_backend_memory', true) AS own,
+				 pg_catalog.current_setting('shared_preload_libraries') AS preload) AS g
+	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0')
+	  AND NOT g.preload OPERATOR(pg_catalog.~) '(^|[\s,"])pg_procmem($|[\s,"])';
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
@@ -1717,7 +1729,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.limit_bytes IS 'bytes: th
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.used IS 'bytes: the memory of that source the kernel cannot reclaim, when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.threshold_pct IS 'pg_procmem.guard_threshold when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.source IS 'cgroup or machine: whose limit was near; NULL for a backend limit';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured, and for would ... actions';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.backend_start IS 'when the backend started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.query_start IS 'when its statement started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.usename IS 'its user';

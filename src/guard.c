@@ -81,6 +81,13 @@ static bool guard_terminate = false;
 #define GUARD_SETTLE_MS		500
 /* ... or, once its cancel landed, a fall of less than this over a look is none */
 #define GUARD_STILL_BYTES	(1024 * 1024)
+/*
+ * A statement or a session holding less is never acted on: a backend holds
+ * a few MB at rest, and ending it gives back next to nothing (while an idle
+ * session holds the memory, the guard would cancel every short statement
+ * there is, a DBA's looking for the holder included).
+ */
+#define GUARD_MIN_HELD		((int64) 16 * 1024 * 1024)
 /* ... and how long what it gives back is measured */
 #define GUARD_MEASURE_MS	2000
 /* requests not taken by then are dropped (the backend was idle) */
@@ -301,6 +308,7 @@ typedef struct guard_worker
 	long		page;
 	int64		assumed;		/* dry_run: what the groups it would have acted on
 								 * held, since the memory last was below */
+	bool		stuck_said;		/* ... and that nothing was left to act on */
 } guard_worker;
 
 static int64
@@ -458,6 +466,31 @@ what_name(int32 what)
 }
 
 /*
+ * Over the threshold with nothing the guard may act on: no running
+ * statement holding GUARD_MIN_HELD it has not canceled yet, and no session
+ * it may end. Says who holds the most.
+ */
+static void
+say_stuck(int source, int64 used, int64 limit, const guard_group *largest)
+{
+	char		used_s[32], limit_s[32], held_s[32];
+
+	guard_format_bytes(used_s, sizeof(used_s), used);
+	guard_format_bytes(limit_s, sizeof(limit_s), limit);
+	if (largest)
+		guard_format_bytes(held_s, sizeof(held_s), largest->held);
+	ereport(WARNING,
+			(errmsg("pg_procmem guard: the %s's memory is at %s of its %s limit, and no running statement holds %d MB or more to cancel",
+					pressure_source_name(source == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP),
+					used_s, limit_s, (int) (GUARD_MIN_HELD / (1024 * 1024))),
+			 largest ? errdetail("The largest client backend, PID %d, holds %s%s.", largest->leader, held_s,
+								 largest->active ? " in a statement already canceled" : " while idle") : 0,
+			 guard_terminate ?
+			 errhint("Sessions holding less than %d MB are not ended.", (int) (GUARD_MIN_HELD / (1024 * 1024))) :
+			 errhint("Memory a cancel does not free (temp_buffers, caches, a transaction left open) needs the session ended: pg_procmem.guard_terminate lets the guard end the largest.")));
+}
+
+/*
  * Picks the group to act on and acts: a cancel of the largest running a
  * statement the guard has not canceled yet; when none is left, and
  * pg_procmem.guard_terminate is on, the end of the largest session.
@@ -480,6 +513,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	signalled	s;
 	PgBackendStatus *b = NULL;
 	char		held_s[32], used_s[32], limit_s[32];
+	char		workers[48];
 
 	StartTransactionCommand();
 	nback = pgstat_fetch_stat_numbackends();
@@ -521,7 +555,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		for (int i = 0; i < n; i++)
 			if (cand[i].pid == groups[g].leader)
 				b = status[i];
-		if (groups[g].active && groups[g].held > 0 &&
+		if (groups[g].active && groups[g].held >= GUARD_MIN_HELD &&
 			!acted_on(gw, groups[g].leader, b->st_activity_start_timestamp, false))
 			pick = g;
 	}
@@ -533,12 +567,16 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 			for (int i = 0; i < n; i++)
 				if (cand[i].pid == groups[g].leader)
 					b = status[i];
-			if (groups[g].held > 0 && !acted_on(gw, groups[g].leader, 0, true))
+			if (groups[g].held >= GUARD_MIN_HELD && !acted_on(gw, groups[g].leader, 0, true))
 				pick = g;
 		}
 	}
 	if (pick < 0)
 	{
+		/* nothing to act on: said once while the memory stays over */
+		if (!gw->stuck_said)
+			say_stuck(source, used, limit, ngroups > 0 ? &groups[0] : NULL);
+		gw->stuck_said = true;
 		CommitTransactionCommand();
 		return;
 	}
@@ -598,14 +636,16 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	guard_format_bytes(held_s, sizeof(held_s), a.held);
 	guard_format_bytes(used_s, sizeof(used_s), used);
 	guard_format_bytes(limit_s, sizeof(limit_s), limit);
+	snprintf(workers, sizeof(workers), a.processes > 1 ? " and its %d parallel workers" : "", a.processes - 1);
 	ereport(LOG,
-			(errmsg("pg_procmem guard: %s%s of PID %d, which held %s, because the %s's memory reached %s of its %s limit",
+			(errmsg("pg_procmem guard: %s%s of PID %d, which%s held %s, because the %s's memory reached %s of its %s limit",
 					guard == GUARD_ON ? "" : "would ",
 					terminate ? (guard == GUARD_ON ? "terminated the session" : "terminate the session") :
 					(guard == GUARD_ON ? "canceled the statement" : "cancel the statement"),
-					a.pid, held_s, pressure_source_name(a.source), used_s, limit_s),
-			 errdetail("pg_procmem.guard_threshold is %d%%; user \"%s\", database \"%s\", application \"%s\"; statement: %s",
+					a.pid, workers, held_s, pressure_source_name(a.source), used_s, limit_s),
+			 errdetail("pg_procmem.guard_threshold is %d%%; user \"%s\", database \"%s\", application \"%s\"; %s: %s",
 					   guard_threshold, a.usename, a.datname, a.application_name,
+					   b->st_state == STATE_RUNNING || b->st_state == STATE_FASTPATH ? "statement" : "its last statement",
 					   a.query[0] ? a.query : "(not kept)")));
 	CommitTransactionCommand();
 }
@@ -682,7 +722,10 @@ procmem_guard_main(Datum arg)
 		 * what the guard would do, not what a guard that never acts would
 		 */
 		if (source < 0)
+		{
 			gw.assumed = 0;
+			gw.stuck_said = false;
+		}
 		else if (!settling &&
 				 (double) (used - gw.assumed) * 100.0 >= (double) guard_threshold * (double) limit)
 			act(&gw, source, used, limit, now);

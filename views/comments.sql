@@ -322,7 +322,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.limit_bytes IS 'bytes: th
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.used IS 'bytes: the memory of that source the kernel cannot reclaim, when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.threshold_pct IS 'pg_procmem.guard_threshold when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.source IS 'cgroup or machine: whose limit was near; NULL for a backend limit';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured, and for would ... actions';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.backend_start IS 'when the backend started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.query_start IS 'when its statement started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.usename IS 'its user';

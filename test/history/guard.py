@@ -26,6 +26,9 @@ transaction; the guard acted on no pgbench connection. Then, without
 pgbench:
 
   advice    the memory_guard check counts them and names the largest
+  stuck     idle sessions holding temp_buffers over the threshold, with
+            guard_terminate off: short statements (a DBA's) are not
+            canceled, and one WARNING names the largest holder
   restart   a crash restart keeps the actions, as measured
   cache     a file read again and again in the cgroup, for GUARD_STEADY
             seconds (15; scripts/test: 60 in the extras, else skipped; the
@@ -261,7 +264,7 @@ def advice():
     r = rows("SELECT severity, summary, evidence FROM pg_procmem_advice WHERE check_name = 'memory_guard'",
              "user=%s dbname=postgres" % DBA)
     ok(len(r) == 1 and r[0]["severity"] == "warning" and
-       r[0]["summary"] == "memory guard: %d canceled, %d ended in a day" % (canceled, ended) and
+       r[0]["summary"] == "memory guard: %d canceled, %d ended in the last day" % (canceled, ended) and
        ("pid %s " % largest["pid"]) in r[0]["evidence"] and
        ("application %s" % largest["application_name"]) in r[0]["evidence"],
        "advice: memory_guard, a warning, counts %d canceled and %d ended and names the largest (pid %s)"
@@ -322,13 +325,43 @@ def steady():
        % (len(started), low, high, STEADY), (actions(before), guard_lines(log_from)))
 
 
-def set_guard(mode, threshold):
+def set_guard(mode, threshold, terminate=True):
     """The guard's settings, by ALTER SYSTEM (the server's command line sets none: it would win)."""
     execute("ALTER SYSTEM SET pg_procmem.guard = '%s'" % mode)
-    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = on")
+    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = %s" % ("on" if terminate else "off"))
     execute("ALTER SYSTEM SET pg_procmem.guard_threshold = %d" % threshold)
     execute("SELECT pg_reload_conf()")
     time.sleep(1)
+
+
+def stuck():
+    """Idle sessions hold the memory, and pg_procmem.guard_terminate is off:
+    the guard cancels no short statement (a DBA's looking for the holder),
+    and says once who holds the most."""
+    before, log_from = last_action(), os.path.getsize(LOG)
+    started = []
+    try:
+        while used()[0] < 0.84 * LIMIT and len(started) < 40:
+            started.append(session(TEMP_HALF, "guard-stuck"))
+            wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                     "'guard-stuck' AND state = 'idle'") == str(len(started)), 30, 0.1)
+        holders = {int(r["pid"]) for r in rows("SELECT pid FROM pg_stat_activity "
+                                                "WHERE application_name = 'guard-stuck'")}
+        set_guard("on", 80, terminate=False)
+        looks = [psql("SELECT pg_sleep(0.5), count(*) FROM pg_procmem_backends;", user=DBA) for _ in range(3)]
+        time.sleep(0.5)
+        lines = guard_lines(log_from)
+    finally:
+        set_guard("on", 90)
+        for p in started:
+            close(p)
+    said = [l for l in lines if "no running statement holds 16 MB or more to cancel" in l]
+    detail = re.findall(r"The largest client backend, PID (\d+), holds", open(LOG, errors="replace").read()[log_from:])
+    ok(all(r.returncode == 0 for r in looks) and not actions(before) and len(said) == 1 and detail
+       and int(detail[0]) in holders,
+       "stuck: %d idle sessions over the threshold, guard_terminate off: a DBA's 3 looks run, nothing canceled, "
+       "one WARNING naming an idle holder" % len(started),
+       ([r.stderr for r in looks], actions(before), lines, detail))
 
 
 def dry_run():
@@ -393,7 +426,7 @@ def pgbench(seconds):
 
 def main():
     if not CGROUP:
-        skip(18 + 11 * RUNS, "no memory cgroup could be made for the server here")
+        skip(19 + 11 * RUNS, "no memory cgroup could be made for the server here")
         done()
     for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
@@ -427,6 +460,7 @@ def main():
     survives()
     cgroup_memory_limit(CGROUP, LIMIT)
     try:
+        stuck()
         if STEADY > 0:
             page_cache()
             steady()

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
-SELECT plan(13);
+SELECT plan(15);
 
 SELECT throws_ok('SELECT * FROM pg_procmem_contexts', '55000',
 	'pg_procmem must be loaded via "shared_preload_libraries"',
@@ -37,6 +37,15 @@ SELECT is((SELECT severity || ': ' || left(evidence, 40) FROM pg_procmem_advice 
 SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('pg_procmem.sample_interval', 'pg_procmem.history_size',
 		'pg_procmem.debug_stop_rewrite_after')),
 	1::bigint, 'pg_procmem.history_size and the history''s test-only setting are defined only at server start, the interval always');
+
+-- the guard's settings can be set, but nothing acts on them: the advice says so
+SELECT is((SELECT count(*) FROM pg_procmem_advice WHERE check_name = 'memory_guard'), 0::bigint,
+	'no memory_guard finding while the guard is off and no limit is set');
+SET pg_procmem.max_backend_memory = '64MB';
+SELECT is((SELECT severity || ': ' || summary FROM pg_procmem_advice WHERE check_name = 'memory_guard'),
+	'warning: memory guard set, but pg_procmem is not preloaded',
+	'a backend limit set without preloading: the advice warns that nothing acts on it');
+RESET pg_procmem.max_backend_memory;
 
 SELECT * FROM finish();
 ROLLBACK;
