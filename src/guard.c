@@ -154,8 +154,12 @@ guard_take_request(int32 pid, int32 what, TimestampTz stmt_start, guard_request 
 
 		if (r->pid != pid || r->what != what)
 			continue;
-		/* asked of a statement that has ended: not this one's */
-		found = r->asked_at >= stmt_start;
+		/*
+		 * asked of a statement (or, for a terminate, a backend of that pid)
+		 * that has ended, or too long ago: not this one's
+		 */
+		found = r->asked_at >= stmt_start &&
+			!TimestampDifferenceExceeds(r->asked_at, GetCurrentTimestamp(), GUARD_REQUEST_MAX_AGE_MS);
 		if (found)
 			*out = *r;
 		r->pid = 0;

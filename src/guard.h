@@ -40,7 +40,8 @@ extern void procmem_guard_ensure_worker(void);
 /*
  * The request the guard made of this backend (pid) for this kind of
  * error, if any, taken out of the list: true when there was one, asked
- * after the statement began at stmt_start.
+ * after stmt_start (the statement's start; for a terminate, the backend's)
+ * and within the last 10 s.
  */
 extern bool guard_take_request(int32 pid, int32 what, TimestampTz stmt_start, guard_request *out);
 

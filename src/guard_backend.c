@@ -300,7 +300,7 @@ guard_emit_log(ErrorData *edata)
 			report_guard(edata, &r);
 	}
 	else if (edata->elevel == FATAL && edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN &&
-			 guard_take_request(MyProcPid, GUARD_TERMINATE, 0, &r))
+			 guard_take_request(MyProcPid, GUARD_TERMINATE, MyStartTimestamp, &r))
 		report_guard(edata, &r);
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
