@@ -161,19 +161,4 @@ procmem_find_setting(const char *name)
 	do { ereport(ERROR, __VA_ARGS__); return (dummy_value); } while (0)
 #endif
 
-/*
- * A timeout that fires every ms milliseconds: enable_timeout_every (15+);
- * 14 has one-shot timeouts only, so the handler re-arms its own
- * (procmem_timeout_rearm(), which does nothing from 15 on).
- */
-#include "utils/timeout.h"
-#if PG_VERSION_NUM >= 150000
-#define procmem_timeout_every(id, ms) \
-	enable_timeout_every((id), TimestampTzPlusMilliseconds(GetCurrentTimestamp(), (ms)), (ms))
-#define procmem_timeout_rearm(id, ms) ((void) 0)
-#else
-#define procmem_timeout_every(id, ms) enable_timeout_after((id), (ms))
-#define procmem_timeout_rearm(id, ms) enable_timeout_after((id), (ms))
-#endif
-
 #endif							/* PROCMEM_COMPAT_H */

@@ -29,7 +29,6 @@
 #include <signal.h>
 
 #include "access/xact.h"
-#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
@@ -40,7 +39,7 @@
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/spin.h"
-#include "utils/acl.h"
+#include "mb/pg_wchar.h"
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -88,6 +87,12 @@ static bool guard_terminate = false;
  * there is, a DBA's looking for the holder included).
  */
 #define GUARD_MIN_HELD		((int64) 16 * 1024 * 1024)
+/*
+ * ... nor a running statement holding less than this fraction of what the
+ * largest client backend holds (an idle session holding 1 GB: statements
+ * under 128 MB are spared; that session is ended, or the guard says so)
+ */
+#define GUARD_SMALLER		8
 /* ... and how long what it gives back is measured */
 #define GUARD_MEASURE_MS	2000
 /* requests not taken by then are dropped (the backend was idle) */
@@ -139,6 +144,8 @@ static const procmem_shmem_part guard_part = {
 };
 
 /* --- the requests and the actions, shared with the backends ----------- */
+
+static int	action_cmp(const void *x, const void *y);
 
 bool
 guard_take_request(int32 pid, int32 what, TimestampTz stmt_start, guard_request *out)
@@ -242,10 +249,23 @@ guard_set_given_back(int32 pid, TimestampTz at, int64 bytes)
 	SpinLockRelease(&shared->mutex);
 }
 
+/* Whether a loaded action is one this code can have written (a file can hold anything) */
+static bool
+action_sane(const history_guard_action *a)
+{
+	return a->at > 0 && IS_VALID_TIMESTAMP(a->at) && a->pid > 0 &&
+		a->number > 0 && a->number < ((int64) 1 << 40) &&
+		a->what >= GUARD_CANCEL && a->what <= GUARD_WOULD_TERMINATE &&
+		(a->why == GUARD_SERVER_LIMIT || a->why == GUARD_BACKEND_LIMIT) &&
+		a->processes >= 1 && a->held >= 0 && a->limit >= 0 && a->used >= -1 && a->given_back >= -1 &&
+		a->threshold_pct >= 0 && a->threshold_pct <= 100 &&
+		a->source >= PRESSURE_FROM_NONE && a->source <= PRESSURE_FROM_CGROUP;
+}
+
 void
 guard_load_action(const history_guard_action *a)
 {
-	if (shared == NULL)
+	if (shared == NULL || !action_sane(a))
 		return;
 	SpinLockAcquire(&shared->mutex);
 	store(a, ACTION_WRITTEN | ACTION_FINAL);
@@ -284,6 +304,8 @@ guard_take_unwritten(history_guard_action *out, int max, bool all)
 		}
 	}
 	SpinLockRelease(&shared->mutex);
+	/* in the order taken: a reload keeps the newest when the ring is full */
+	qsort(out, n, sizeof(history_guard_action), action_cmp);
 	return n;
 }
 
@@ -303,7 +325,7 @@ typedef struct signalled
 	int64		last_held;		/* what it held at the last look */
 } signalled;
 
-#define GUARD_WATCHED 8
+#define GUARD_WATCHED 32
 
 typedef struct guard_worker
 {
@@ -433,20 +455,30 @@ copy_name(char *dst, size_t size, const char *src)
 	history_copy_text(dst, size, src ? src : "", src ? strlen(src) : 0);
 }
 
-/* Who the backend is, for the action's row and the log */
+/*
+ * Who the backend is, for the action's row and the log: from the names
+ * each backend publishes in its slot (contexts.c), never the catalog, whose
+ * locks could hold the guard (and so its next action) for as long as
+ * someone holds them.
+ */
 static void
 describe(history_guard_action *a, PgBackendStatus *b, const procmem_context_total *totals,
 		 int ntotals)
 {
 	const procmem_context_total *t = procmem_contexts_find(totals, ntotals, a->pid);
 	bool		keep = t && t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
+	procmem_slot_who who;
+	procmem_slot_found found = SLOT_TORN;
 
 	a->backend_start = b->st_proc_start_timestamp;
 	a->query_start = b->st_activity_start_timestamp;
-	copy_name(a->usename, sizeof(a->usename),
-			  OidIsValid(b->st_userid) ? GetUserNameFromId(b->st_userid, true) : NULL);
-	copy_name(a->datname, sizeof(a->datname),
-			  OidIsValid(b->st_databaseid) ? get_database_name(b->st_databaseid) : NULL);
+	for (int tries = 0; tries < 3 && found == SLOT_TORN; tries++)
+		found = procmem_contexts_dead(a->pid, &who);
+	if (found == SLOT_READ)
+	{
+		copy_name(a->usename, sizeof(a->usename), who.usename);
+		copy_name(a->datname, sizeof(a->datname), who.datname);
+	}
 	copy_name(a->application_name, sizeof(a->application_name), b->st_appname);
 	if (keep)
 		copy_name(a->query, sizeof(a->query), pgstat_clip_activity(b->st_activity_raw));
@@ -512,6 +544,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	int			nback;
 	int			pick = -1;
 	bool		terminate = false;
+	int64		worth;
 	history_guard_action a;
 	guard_request req;
 	signalled	s;
@@ -554,12 +587,14 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		n++;
 	}
 	ngroups = guard_group_candidates(cand, n, groups);
+	/* a statement worth canceling: not one far smaller than the largest holder */
+	worth = ngroups > 0 ? Max(GUARD_MIN_HELD, groups[0].held / GUARD_SMALLER) : GUARD_MIN_HELD;
 	for (int g = 0; g < ngroups && pick < 0; g++)
 	{
 		for (int i = 0; i < n; i++)
 			if (cand[i].pid == groups[g].leader)
 				b = status[i];
-		if (groups[g].active && groups[g].held >= GUARD_MIN_HELD &&
+		if (groups[g].active && groups[g].held >= worth &&
 			!acted_on(gw, groups[g].leader, b->st_activity_start_timestamp, false))
 			pick = g;
 	}
@@ -602,10 +637,10 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	a.threshold_pct = guard_threshold;
 	a.source = source == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP;
 
-	/* kept before the signal: the backend may report it at once */
-	totals = procmem_contexts_totals(&ntotals);
-	describe(&a, b, totals, ntotals);
-	guard_record_action(&a);
+	/*
+	 * The signal first: naming the backend must not delay it. The request
+	 * goes before it, for the backend's log hook to find.
+	 */
 	if (guard == GUARD_ON)
 	{
 		memset(&req, 0, sizeof(req));
@@ -619,11 +654,19 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		req.source = a.source;
 		req.processes = a.processes;
 		put_request(&req);
-		/* the whole process group, as pg_cancel_backend() (children of COPY ... PROGRAM too) */
-		if (BackendPidGetProc(a.pid) != NULL &&
-			kill(-a.pid, terminate ? SIGTERM : SIGINT) != 0)
-			(void) kill(a.pid, terminate ? SIGTERM : SIGINT);
+		/* still a live backend; the whole process group, as pg_cancel_backend() */
+		if (BackendPidGetProc(a.pid) == NULL ||
+			(kill(-a.pid, terminate ? SIGTERM : SIGINT) != 0 &&
+			 kill(a.pid, terminate ? SIGTERM : SIGINT) != 0))
+		{
+			/* gone meanwhile: nothing was done */
+			CommitTransactionCommand();
+			return;
+		}
 	}
+	totals = procmem_contexts_totals(&ntotals);
+	describe(&a, b, totals, ntotals);
+	guard_record_action(&a);
 
 	memset(&s, 0, sizeof(s));
 	s.pid = a.pid;
@@ -747,6 +790,7 @@ void
 procmem_guard_ensure_worker(void)
 {
 	static BackgroundWorkerHandle *handle = NULL;
+	static bool no_slot_said = false;
 	BackgroundWorker w;
 	pid_t		pid;
 	int32		running;
@@ -772,10 +816,15 @@ procmem_guard_ensure_worker(void)
 	if (!RegisterDynamicBackgroundWorker(&w, &handle))
 	{
 		handle = NULL;
-		ereport(WARNING,
-				(errmsg("pg_procmem guard could not start: no background worker slot is free"),
-				 errhint("Raise max_worker_processes.")));
+		/* said once until it starts: the sampler tries again at each of its looks */
+		if (!no_slot_said)
+			ereport(WARNING,
+					(errmsg("pg_procmem guard could not start: no background worker slot is free"),
+					 errhint("Raise max_worker_processes.")));
+		no_slot_said = true;
 	}
+	else
+		no_slot_said = false;
 }
 
 /* --- SQL ----------------------------------------------------------------- */
@@ -786,8 +835,18 @@ static const int guard_actions_shapes[] = {GUARD_ACTIONS_NCOLS_V1_3};
 static void
 put_time(Datum *values, bool *nulls, int i, int64 t)
 {
-	nulls[i] = t == 0;
+	nulls[i] = t == 0 || !IS_VALID_TIMESTAMP(t);
 	values[i] = TimestampTzGetDatum((TimestampTz) t);
+}
+
+/* A fixed text field, NULL when empty; cut to what is valid in this database */
+static void
+put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
+{
+	size_t		len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, strnlen(s, sz));
+
+	nulls[i] = len == 0;
+	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
 }
 
 /* In the order they were taken: by time, then number */
@@ -852,10 +911,10 @@ pg_procmem_guard_log(PG_FUNCTION_ARGS)
 		put_int8(values, nulls, i++, a->given_back);
 		put_time(values, nulls, i++, a->backend_start);
 		put_time(values, nulls, i++, a->query_start);
-		put_text(values, nulls, i++, a->usename);
-		put_text(values, nulls, i++, a->datname);
-		put_text(values, nulls, i++, a->application_name);
-		put_text(values, nulls, i++, a->query);
+		put_field(values, nulls, i++, a->usename, sizeof(a->usename));
+		put_field(values, nulls, i++, a->datname, sizeof(a->datname));
+		put_field(values, nulls, i++, a->application_name, sizeof(a->application_name));
+		put_field(values, nulls, i++, a->query, sizeof(a->query));
 		Assert(i == GUARD_ACTIONS_NCOLS_V1_3);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -9,7 +9,9 @@
  * a file kept open: what a signal handler may do) and, when what the
  * backend holds (guard_rules.h) is over the limit, cancels the statement
  * as statement_timeout does. A handler cannot walk memory contexts; the
- * kernel's count is what the OOM killer sees anyway.
+ * kernel's count is what the OOM killer sees anyway. The timeout sets
+ * itself again while the statement runs and stops when the backend is
+ * idle (check_backend_memory()).
  *
  * The error: PostgreSQL has no hook in its interrupt handling, so the
  * cancel arrives as any other, "canceling statement due to user request"
@@ -38,6 +40,7 @@
 #include "tcop/utility.h"
 #include "utils/backend_status.h"
 #include "utils/memutils.h"
+#include "storage/fd.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
@@ -57,7 +60,7 @@ static TimeoutId check_timeout = MAX_TIMEOUTS;
 static int	statm_fd = -1;
 static long page_size = 0;
 static volatile sig_atomic_t armed = false;
-static int64 limit_bytes = 0;	/* the limit as it was armed */
+static volatile int64 limit_bytes = 0;	/* pg_procmem.max_backend_memory, bytes */
 static int	armed_interval_ms = 0;
 
 /* Set by the check (in a signal handler) when it canceled the statement */
@@ -71,10 +74,24 @@ static int64 trim_held = 0;
 static bool trim_pending = false;
 static MemoryContextCallback trim_callback;
 
+/* Whether the backend is between statements, as its status says (not known: no) */
+static bool
+idle_now(void)
+{
+	if (MyBEEntry == NULL)
+		return false;
+	return MyBEEntry->st_state == STATE_IDLE || MyBEEntry->st_state == STATE_IDLEINTRANSACTION ||
+		MyBEEntry->st_state == STATE_IDLEINTRANSACTION_ABORTED;
+}
+
 /*
  * The check, from the SIGALRM handler: one pread, no allocation, no lock.
- * Only while the backend runs a statement: a cancel at the prompt does
- * nothing.
+ * It sets itself again while the statement runs, and stops once the
+ * backend is idle: an idle session gets no wake-ups, and the next statement
+ * sets it again. (A timeout that repeats by itself, enable_timeout_every()
+ * from 15 on, cannot be stopped from its own handler: so a one-shot
+ * timeout, set again by hand, on every version.) Each look over the limit
+ * cancels again: a cancel caught in PL/pgSQL does not stop the next.
  */
 static void
 check_backend_memory(void)
@@ -84,33 +101,41 @@ check_backend_memory(void)
 
 	if (!armed)
 		return;
-	/* again at each look while over: a cancel caught in PL/pgSQL does not stop the next */
-	if (MyBEEntry != NULL && MyBEEntry->st_state == STATE_RUNNING)
+	if (idle_now() || limit_bytes <= 0)
 	{
-		n = pread(statm_fd, buf, sizeof(buf), 0);
-		if (n > 0)
-		{
-			int64		held = guard_held_from_statm(buf, (size_t) n, page_size);
+		armed = false;
+		return;
+	}
+	n = pread(statm_fd, buf, sizeof(buf), 0);
+	if (n > 0)
+	{
+		int64		held = guard_held_from_statm(buf, (size_t) n, page_size);
 
-			if (held > limit_bytes)
-			{
-				over_held = held;
-				over_at = GetCurrentTimestamp();
-				over_limit = true;
-				/* as statement_timeout cancels */
-				kill(MyProcPid, SIGINT);
-			}
+		if (held > limit_bytes)
+		{
+			over_held = held;
+			over_at = GetCurrentTimestamp();
+			over_limit = true;
+			/* as statement_timeout cancels (ignored at the prompt) */
+			kill(MyProcPid, SIGINT);
 		}
 	}
-	procmem_timeout_rearm(check_timeout, armed_interval_ms);
+	enable_timeout_after(check_timeout, armed_interval_ms);
 }
 
+/*
+ * Sets the check going at a statement's start, unless it runs: error
+ * recovery stops every timeout (a failed subtransaction too), so whether it
+ * runs is asked of the timeout, not remembered.
+ */
 static void
 arm(void)
 {
 	char		path[64];
 
-	if (armed || max_backend_memory_mb <= 0 || MyBackendType != B_BACKEND)
+	if (limit_bytes <= 0 || MyBackendType != B_BACKEND)
+		return;
+	if (check_timeout != MAX_TIMEOUTS && get_timeout_active(check_timeout))
 		return;
 	if (statm_fd < 0)
 	{
@@ -118,16 +143,23 @@ arm(void)
 		/* kept open for the life of the backend: one read a check */
 		statm_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (statm_fd < 0)
+		{
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("could not open \"%s\": %m", path),
+					 errdetail("pg_procmem.max_backend_memory is not checked in this session.")));
+			limit_bytes = 0;
 			return;
+		}
+		ReserveExternalFD();
 		page_size = sysconf(_SC_PAGESIZE);
 	}
 	if (check_timeout == MAX_TIMEOUTS)
 		check_timeout = RegisterTimeout(USER_TIMEOUT, check_backend_memory);
-	limit_bytes = (int64) max_backend_memory_mb * 1024 * 1024;
 	armed_interval_ms = backend_check_interval_ms;
 	over_limit = false;
 	armed = true;
-	procmem_timeout_every(check_timeout, armed_interval_ms);
+	enable_timeout_after(check_timeout, armed_interval_ms);
 }
 
 static void
@@ -137,6 +169,13 @@ disarm(void)
 		return;
 	armed = false;
 	disable_timeout(check_timeout, false);
+}
+
+/* The limit as set now: a SET (or a function's SET) takes effect at once */
+static void
+assign_max_backend_memory(int newval, void *extra)
+{
+	limit_bytes = (int64) newval * 1024 * 1024;
 }
 
 static void
@@ -163,13 +202,17 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 								queryEnv, dest, qc);
 }
 
-/* The statement ends with its transaction: the check stops until the next */
+/*
+ * With track_activities off the status says nothing of idleness: the check
+ * stops at each transaction's end instead (a COMMIT inside a procedure
+ * stops it too, until the next statement of the procedure's that starts an
+ * executor).
+ */
 static void
 guard_xact_callback(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
-		event == XACT_EVENT_PARALLEL_ABORT)
+	if (!pgstat_track_activities &&
+		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE))
 		disarm();
 }
 
@@ -313,7 +356,7 @@ procmem_guard_backend_init(void)
 							"Cancels a statement whose backend holds more memory than this; 0: no limit.",
 							"What a backend holds is its anonymous resident memory (RssAnon).",
 							&max_backend_memory_mb, 0, 0, INT_MAX,
-							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_MB, NULL, assign_max_backend_memory, NULL);
 	DefineCustomIntVariable("pg_procmem.backend_check_interval",
 							"Time between two checks of a running statement's backend against pg_procmem.max_backend_memory.",
 							NULL,

@@ -47,12 +47,19 @@ guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 {
 	int			best = -1;
 	double		best_share = 0;
+	int			cgroup_limited = 0;
 
+	for (int i = 1; i < r->nsources && i < PRESSURE_MAX_SOURCES; i++)
+		if (r->limit[i] > 0)
+			cgroup_limited = 1;
 	for (int i = 0; i < r->nsources && i < PRESSURE_MAX_SOURCES; i++)
 	{
 		int64_t		l = (i == 0 && limit_override > 0) ? limit_override : r->limit[i];
 		double		share;
 
+		/* the machine's total only where no cgroup limits the server */
+		if (i == 0 && limit_override <= 0 && cgroup_limited)
+			continue;
 		if (r->used[i] < 0 || l <= 0)
 			continue;
 		share = (double) r->used[i] / (double) l;

@@ -31,9 +31,11 @@ extern int64_t guard_held_from_statm(const char *buf, size_t len, long page);
 
 /*
  * Which source of a pressure reading is over threshold_pct of its limit
- * (the one with the largest share when several are), or -1. limit_override,
- * when positive, replaces the machine's limit (source 0, MemTotal): the
- * size pg_procmem.guard_limit sets.
+ * (the one with the largest share when several are), or -1. The server's
+ * limit is its cgroup's (each level with one); the machine (source 0)
+ * counts where no cgroup level has a limit, against its total, or where
+ * limit_override (pg_procmem.guard_limit) is set, against that: the
+ * machine's use is every program's, not the server's alone.
  */
 extern int	guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 					   int64_t *used, int64_t *limit);

@@ -94,6 +94,17 @@ test_over(void)
 	is_i64(guard_over(&r, 92, 0, &used, &limit), -1, "over: nothing passes 92%%");
 	is_i64(guard_over(&r, 80, 0, &used, &limit), 1,
 		   "over: of two sources over 80%%, the one with the larger share");
+	r.used[0] = 23LL << 30;		/* the machine at 96%: other programs' */
+	r.used[1] = 700LL << 20;	/* the server's cgroup at 46% */
+	is_i64(guard_over(&r, 90, 0, &used, &limit), -1,
+		   "over: the machine's total does not count where a cgroup limits the server");
+	r.limit[1] = r.limit[2] = -1;
+	is_i64(guard_over(&r, 90, 0, &used, &limit), 0,
+		   "over: ... it does where none does");
+	r.used[0] = 20LL << 30;
+	r.limit[1] = 1536LL << 20;
+	r.used[1] = 1400LL << 20;
+	r.limit[2] = 8LL << 30;
 	is_i64(guard_over(&r, 90, 21LL << 30, &used, &limit), 0,
 		   "over: pg_procmem.guard_limit (21 GB) puts the machine at 95%%");
 	is_i64(limit, 21LL << 30, "over: ... and is the limit said");
