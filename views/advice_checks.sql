@@ -523,15 +523,17 @@ BEGIN ATOMIC
 	UNION ALL
 	-- set, where nothing acts on it
 	SELECT 'memory_guard', 'warning', 'memory guard set, but pg_procmem is not preloaded',
-		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s; shared_preload_libraries = ''%s''',
-							 COALESCE(g.guard, 'off'), COALESCE(g.own, '0'), g.preload),
+		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s; pg_procmem is not in '
+							 'shared_preload_libraries', COALESCE(g.guard, 'off'), COALESCE(g.own, '0')),
 		   'Add pg_procmem to shared_preload_libraries and restart the server: until then no guard runs and no '
 		   'backend checks its limit.'
+	-- (pg_procmem.history_size is defined only where it is preloaded; shared_preload_libraries
+	-- itself only a superuser or pg_read_all_settings may read)
 	FROM (SELECT pg_catalog.current_setting('pg_procmem.guard', true) AS guard,
 				 pg_catalog.current_setting('pg_procmem.max_backend_memory', true) AS own,
-				 pg_catalog.current_setting('shared_preload_libraries') AS preload) AS g
+				 pg_catalog.current_setting('pg_procmem.history_size', true) AS preloaded) AS g
 	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0')
-	  AND NOT g.preload OPERATOR(pg_catalog.~) '(^|[\s,"])pg_procmem($|[\s,"])';
+	  AND g.preloaded IS NULL;
 END;
 
 COMMENT ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) IS
