@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
@@ -243,3 +244,28 @@ def cgroup_memory_limit(cgroup, limit):
     else:
         cgroup_write(cgroup, "memory.memsw.limit_in_bytes", "-1")
         cgroup_write(cgroup, "memory.limit_in_bytes", "-1")
+
+
+class Recorder:
+    """read() every step seconds, in a thread, until stop(): the readings
+    (a failed read is left out)."""
+
+    def __init__(self, read, step=0.05):
+        self.readings = []
+        self._read, self._step = read, step
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                self.readings.append(self._read())
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(self._step)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(5)
+        return self.readings

@@ -46,10 +46,9 @@ import os
 import re
 import subprocess
 import tempfile
-import threading
 import time
 
-from cluster import PG_BIN, LOG, wait_until, session, close, cgroup_memory_limit, crash
+from cluster import PG_BIN, LOG, Recorder, wait_until, session, close, cgroup_memory_limit, crash
 from tap import ok, skip, done, rows, value, execute
 
 CGROUP = os.environ.get("GUARD_CGROUP", "")
@@ -101,29 +100,6 @@ def used():
     if v2:
         return usage - (int(st["file"]) - int(st["shmem"])) - int(st.get("slab_reclaimable", 0)), usage
     return usage - (int(st["total_cache"]) - int(st["total_shmem"])), usage
-
-
-class Recorder:
-    """used() every 50 ms, in a thread, until stop()."""
-
-    def __init__(self):
-        self.readings = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                self.readings.append(used())
-            except (OSError, ValueError, KeyError):
-                pass
-            time.sleep(0.05)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(5)
-        return self.readings
 
 
 def guard_lines(log_from):
@@ -271,6 +247,16 @@ def advice():
        % (canceled, ended, largest["pid"]), r)
 
 
+def fill(started, app, share):
+    """Sessions holding 50 MB of temp_buffers each, idle, until the cgroup's
+    unreclaimable use reaches share of its limit (into started, for the
+    caller to close)."""
+    while used()[0] < share * LIMIT and len(started) < 40:
+        started.append(session(TEMP_HALF, app))
+        wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                 "'%s' AND state = 'idle'" % app) == str(len(started)), 30, 0.1)
+
+
 def page_cache():
     """A 3 GB file read in the cgroup: its page cache fills the cgroup to
     its limit, which is no pressure: nothing canceled, nothing logged. The
@@ -278,7 +264,7 @@ def page_cache():
     before, log_from = last_action(), os.path.getsize(LOG)
     d = tempfile.mkdtemp(prefix="pg_procmem_guard.", dir="/var/tmp")
     path = os.path.join(d, "big")
-    rec = Recorder()
+    rec = Recorder(used)
     try:
         with open(path, "wb") as f:
             f.truncate(FILE_SIZE)
@@ -308,11 +294,8 @@ def steady():
     before, log_from = last_action(), os.path.getsize(LOG)
     started = []
     try:
-        while used()[0] < 0.82 * LIMIT and len(started) < 40:
-            started.append(session(TEMP_HALF, "guard-steady"))
-            wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
-                                     "'guard-steady' AND state = 'idle'") == str(len(started)), 30, 0.1)
-        rec = Recorder()
+        fill(started, "guard-steady", 0.82)
+        rec = Recorder(used)
         time.sleep(STEADY)
         readings = rec.stop()
     finally:
@@ -341,10 +324,7 @@ def stuck():
     before, log_from = last_action(), os.path.getsize(LOG)
     started = []
     try:
-        while used()[0] < 0.84 * LIMIT and len(started) < 40:
-            started.append(session(TEMP_HALF, "guard-stuck"))
-            wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
-                                     "'guard-stuck' AND state = 'idle'") == str(len(started)), 30, 0.1)
+        fill(started, "guard-stuck", 0.84)
         holders = {int(r["pid"]) for r in rows("SELECT pid FROM pg_stat_activity "
                                                 "WHERE application_name = 'guard-stuck'")}
         set_guard("on", 80, terminate=False)

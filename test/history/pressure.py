@@ -24,10 +24,9 @@ import os
 import re
 import subprocess
 import tempfile
-import threading
 import time
 
-from cluster import PG_BIN, LOG, cgroup_memory_limit, wait_until, newest, session, close, pid_of
+from cluster import PG_BIN, LOG, Recorder, cgroup_memory_limit, wait_until, newest, session, close, pid_of
 from tap import ok, skip, done, rows, value, execute, readme_questions, width
 
 CGROUP = os.environ.get("PRESSURE_CGROUP", "")
@@ -68,29 +67,6 @@ def cgroup_figures():
     # src/pressure.c's read_level(): page cache (shared memory aside) and reclaimable slab are not pressure
     fig["watch_used"] = max(current - (fig["file"] - fig["shmem"]) - fig["slab_reclaimable"], 0)
     return fig
-
-
-class Recorder:
-    """The cgroup's figures every 50 ms, in a thread, until stop()."""
-
-    def __init__(self):
-        self.readings = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                self.readings.append((time.time(), cgroup_figures()))
-            except (OSError, ValueError, KeyError):
-                pass
-            time.sleep(0.05)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(5)
-        return self.readings
 
 
 def over_time(readings, t0, step=0.5):
@@ -166,7 +142,7 @@ def page_cache():
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             os.close(fd)
         start = after_sample()
-        rec = Recorder()
+        rec = Recorder(lambda: (time.time(), cgroup_figures()))
         t0 = time.time()
         dd = read_in_cgroup(path)
         read_s = time.time() - t0
@@ -226,7 +202,7 @@ def hog():
     kernel kills it."""
     log_from = os.path.getsize(LOG)
     start = after_sample()
-    rec = Recorder()
+    rec = Recorder(lambda: (time.time(), cgroup_figures()))
     t0 = time.time()
     p = session(HOG, HOG_APP)
     try:
