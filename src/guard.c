@@ -503,22 +503,24 @@ what_name(int32 what)
 
 /*
  * Over the threshold with nothing the guard may act on: no running
- * statement holding GUARD_MIN_HELD it has not canceled yet, and no session
- * it may end. Says who holds the most.
+ * statement holding worth (GUARD_MIN_HELD, and a GUARD_SMALLER-th of the
+ * largest holder's) it has not canceled yet, and no session it may end.
+ * Says who holds the most.
  */
 static void
-say_stuck(int source, int64 used, int64 limit, const guard_group *largest)
+say_stuck(int source, int64 used, int64 limit, int64 worth, const guard_group *largest)
 {
-	char		used_s[32], limit_s[32], held_s[32];
+	char		used_s[32], limit_s[32], held_s[32], worth_s[32];
 
 	guard_format_bytes(used_s, sizeof(used_s), used);
 	guard_format_bytes(limit_s, sizeof(limit_s), limit);
+	guard_format_bytes(worth_s, sizeof(worth_s), worth);
 	if (largest)
 		guard_format_bytes(held_s, sizeof(held_s), largest->held);
 	ereport(WARNING,
-			(errmsg("pg_procmem guard: the %s's memory is at %s of its %s limit, and no running statement holds %d MB or more to cancel",
+			(errmsg("pg_procmem guard: the %s's memory is at %s of its %s limit, and no running statement holds %s or more to cancel",
 					pressure_source_name(source == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP),
-					used_s, limit_s, (int) (GUARD_MIN_HELD / (1024 * 1024))),
+					used_s, limit_s, worth_s),
 			 largest ? errdetail("The largest client backend, PID %d, holds %s%s.", largest->leader, held_s,
 								 largest->active ? " in a statement already canceled" : " while idle") : 0,
 			 guard_terminate ?
@@ -614,7 +616,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	{
 		/* nothing to act on: said once while the memory stays over */
 		if (!gw->stuck_said)
-			say_stuck(source, used, limit, ngroups > 0 ? &groups[0] : NULL);
+			say_stuck(source, used, limit, worth, ngroups > 0 ? &groups[0] : NULL);
 		gw->stuck_said = true;
 		CommitTransactionCommand();
 		return;
