@@ -709,9 +709,10 @@ def render(d):
     off_all = statistics.median(next(v for v in r.values() if not v["limit"])["us_per_xact"] for r in lim["pgbench"])
     md += ["", f"Medians: {on_all:.2f} µs per transaction with the limit, {off_all:.2f} without; the rounds' "
            f"differences: median {statistics.median(diffs):+.2f} µs ({statistics.median(diffs) / off_all * 100:+.1f}%),"
-           f" from {min(diffs):+.2f} to {max(diffs):+.2f}. With the limit set, each statement arms a timer at "
-           "its executor's start and disarms it at its transaction's end (two setitimer calls; /proc/PID/statm "
-           "is opened once per backend); a statement shorter than the interval is never checked.", "",
+           f" from {min(diffs):+.2f} to {max(diffs):+.2f}. With the limit set, each statement sets a one-shot "
+           "timer at its executor's start, which sets itself again while the statement runs and stops when the "
+           "backend is idle (a setitimer call a check; /proc/PID/statm is opened once per backend); a statement "
+           "shorter than the interval is never checked.", "",
            "### (b) Per second of a running query", "",
            f"`{BUSY.format(n=lim['busy_n'])}` (a fixed amount of work, about 5 s of CPU; no parallel workers), "
            "in one backend of P, with the limit and without in turn (ABBA order, then again), at each "
