@@ -39,7 +39,6 @@
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/spin.h"
-#include "mb/pg_wchar.h"
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -50,6 +49,7 @@
 #include "guard_rules.h"
 #include "procfs.h"
 #include "rows.h"
+#include "sampler.h"
 #include "shmem.h"
 
 PGDLLEXPORT void procmem_guard_main(Datum arg);
@@ -93,6 +93,8 @@ static bool guard_terminate = false;
  * under 128 MB are spared; that session is ended, or the guard says so)
  */
 #define GUARD_SMALLER		8
+/* with nothing left to act on, the backends are looked at again this often */
+#define GUARD_STUCK_RECHECK_MS	1000
 /* ... and how long what it gives back is measured */
 #define GUARD_MEASURE_MS	2000
 /* requests not taken by then are dropped (the backend was idle) */
@@ -331,31 +333,20 @@ typedef struct guard_worker
 {
 	pressure_watch watch;
 	signalled	watched[GUARD_WATCHED];
-	long		page;
 	int64		assumed;		/* dry_run: what the groups it would have acted on
 								 * held, since the memory last was below */
 	bool		stuck_said;		/* ... and that nothing was left to act on */
+	int64		stuck_used;		/* ... at that use */
+	int64		stuck_ms;		/* ... and time (monotonic) */
 } guard_worker;
 
+/* What a process holds now (guard_rules.h); -1 when it is gone or unreadable */
 static int64
-monotonic_ms(void)
+held_now(pid_t pid)
 {
-	instr_time	now;
+	procfs_statm m;
 
-	INSTR_TIME_SET_CURRENT(now);
-	return (int64) INSTR_TIME_GET_MILLISEC(now);
-}
-
-/* What a process holds now; -1 when it is gone or unreadable */
-static int64
-held_now(pid_t pid, long page)
-{
-	char		buf[128];
-	size_t		len;
-
-	if (procfs_read_file(pid, "statm", buf, sizeof(buf), &len) != PROCFS_OK)
-		return -1;
-	return guard_held_from_statm(buf, len, page);
+	return procfs_read_statm(pid, &m) == PROCFS_OK ? m.resident - m.shared : -1;
 }
 
 /* Whether a request the guard made is still waiting for its backend to report it */
@@ -394,7 +385,7 @@ follow_signalled(guard_worker *gw, int64 now)
 
 		if (s->pid == 0)
 			continue;
-		held = held_now(s->pid, gw->page);
+		held = held_now(s->pid);
 		back = held < 0 ? s->held : Max(s->held - held, 0);
 		/* dry_run did nothing: what it gave back is not the guard's */
 		if (s->what == GUARD_CANCEL || s->what == GUARD_TERMINATE)
@@ -449,12 +440,6 @@ watch_signalled(guard_worker *gw, const signalled *s)
 	gw->watched[slot] = *s;
 }
 
-static void
-copy_name(char *dst, size_t size, const char *src)
-{
-	history_copy_text(dst, size, src ? src : "", src ? strlen(src) : 0);
-}
-
 /*
  * Who the backend is, for the action's row and the log: from the names
  * each backend publishes in its slot (contexts.c), never the catalog, whose
@@ -476,12 +461,12 @@ describe(history_guard_action *a, PgBackendStatus *b, const procmem_context_tota
 		found = procmem_contexts_dead(a->pid, &who);
 	if (found == SLOT_READ)
 	{
-		copy_name(a->usename, sizeof(a->usename), who.usename);
-		copy_name(a->datname, sizeof(a->datname), who.datname);
+		history_copy_cstr(a->usename, sizeof(a->usename), who.usename);
+		history_copy_cstr(a->datname, sizeof(a->datname), who.datname);
 	}
-	copy_name(a->application_name, sizeof(a->application_name), b->st_appname);
+	history_copy_cstr(a->application_name, sizeof(a->application_name), b->st_appname);
 	if (keep)
-		copy_name(a->query, sizeof(a->query), pgstat_clip_activity(b->st_activity_raw));
+		history_copy_cstr(a->query, sizeof(a->query), pgstat_clip_activity(b->st_activity_raw));
 }
 
 static const char *
@@ -583,7 +568,7 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 			continue;
 		cand[n].pid = st->st_procpid;
 		cand[n].leader = leader;
-		cand[n].held = held_now(st->st_procpid, gw->page);
+		cand[n].held = held_now(st->st_procpid);
 		cand[n].active = st->st_state == STATE_RUNNING || st->st_state == STATE_FASTPATH;
 		status[n] = st;
 		n++;
@@ -618,6 +603,8 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 		if (!gw->stuck_said)
 			say_stuck(source, used, limit, worth, ngroups > 0 ? &groups[0] : NULL);
 		gw->stuck_said = true;
+		gw->stuck_used = used;
+		gw->stuck_ms = now;
 		CommitTransactionCommand();
 		return;
 	}
@@ -699,6 +686,19 @@ act(guard_worker *gw, int source, int64 used, int64 limit, int64 now)
 	CommitTransactionCommand();
 }
 
+/*
+ * Nothing was left to act on, and nothing has grown since: no new look at
+ * every backend (a read of each one's statm) at each tick while idle
+ * sessions hold the memory; a statement growing by GUARD_MIN_HELD, or a
+ * second, and the guard looks again.
+ */
+static bool
+still_stuck(const guard_worker *gw, int64 used, int64 now)
+{
+	return gw->stuck_said && used < gw->stuck_used + GUARD_MIN_HELD &&
+		now - gw->stuck_ms < GUARD_STUCK_RECHECK_MS;
+}
+
 /* Another guard runs: this one stops (the sampler started two) */
 static bool
 claim_worker(void)
@@ -742,7 +742,6 @@ procmem_guard_main(Datum arg)
 
 	memset(&gw, 0, sizeof(gw));
 	pressure_watch_init(&gw.watch);
-	gw.page = sysconf(_SC_PAGESIZE);
 	ereport(LOG, (errmsg("pg_procmem guard started (%s, threshold %d%%)",
 						 guard == GUARD_ON ? "on" : "dry_run", guard_threshold)));
 
@@ -760,7 +759,7 @@ procmem_guard_main(Datum arg)
 		}
 		if (guard == GUARD_OFF)
 			break;
-		now = monotonic_ms();
+		now = procmem_monotonic_ms();
 		t.high_pct = t.critical_pct = guard_threshold;
 		pressure_watch_tick(&gw.watch, now, &t);
 		settling = follow_signalled(&gw, now);
@@ -775,7 +774,7 @@ procmem_guard_main(Datum arg)
 			gw.assumed = 0;
 			gw.stuck_said = false;
 		}
-		else if (!settling &&
+		else if (!settling && !still_stuck(&gw, used, now) &&
 				 (double) (used - gw.assumed) * 100.0 >= (double) guard_threshold * (double) limit)
 			act(&gw, source, used, limit, now);
 
@@ -833,23 +832,6 @@ procmem_guard_ensure_worker(void)
 
 #define GUARD_ACTIONS_NCOLS_V1_3 18
 static const int guard_actions_shapes[] = {GUARD_ACTIONS_NCOLS_V1_3};
-
-static void
-put_time(Datum *values, bool *nulls, int i, int64 t)
-{
-	nulls[i] = t == 0 || !IS_VALID_TIMESTAMP(t);
-	values[i] = TimestampTzGetDatum((TimestampTz) t);
-}
-
-/* A fixed text field, NULL when empty; cut to what is valid in this database */
-static void
-put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
-{
-	size_t		len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, strnlen(s, sz));
-
-	nulls[i] = len == 0;
-	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
-}
 
 /* In the order they were taken: by time, then number */
 static int

@@ -3,42 +3,20 @@
  *		The memory guard's decisions (guard_rules.h).
  */
 #include "guard_rules.h"
+#include "procfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A decimal number from *p, skipping the spaces before it; -1 when none */
-static int64_t
-next_number(const char **p, const char *end)
-{
-	int64_t		v = 0;
-	int			digits = 0;
-
-	while (*p < end && **p == ' ')
-		(*p)++;
-	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, digits++)
-	{
-		if (v > (INT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (**p - '0');
-	}
-	return digits > 0 ? v : -1;
-}
-
 int64_t
 guard_held_from_statm(const char *buf, size_t len, long page)
 {
-	const char *p = buf;
-	const char *end = buf + len;
-	int64_t		size = next_number(&p, end);
-	int64_t		resident = next_number(&p, end);
-	int64_t		shared = next_number(&p, end);
+	procfs_statm m;
 
-	if (size < 0 || resident < 0 || shared < 0 || shared > resident || page <= 0 ||
-		resident - shared > INT64_MAX / page)
+	if (procfs_parse_statm_pages(buf, len, page, &m) != 0)
 		return -1;
-	return (resident - shared) * page;
+	return m.resident - m.shared;
 }
 
 int

@@ -218,6 +218,12 @@ history_file_result_text(history_file_result r)
 }
 
 void
+history_copy_cstr(char *dst, size_t dstsz, const char *src)
+{
+	history_copy_text(dst, dstsz, src ? src : "", src ? strlen(src) : 0);
+}
+
+void
 history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen)
 {
 	size_t		n = srclen < dstsz - 1 ? srclen : dstsz - 1;

@@ -365,6 +365,8 @@ extern const char *history_setting_source_name(int source);
 
 /* Copies a string into a fixed field, cut at a UTF-8 character boundary. */
 extern void history_copy_text(char *dst, size_t dstsz, const char *src, size_t srclen);
+/* ... of a C string; NULL: empty */
+extern void history_copy_cstr(char *dst, size_t dstsz, const char *src);
 
 /* --- loading a file into a ring, record by record ------------------------ */
 

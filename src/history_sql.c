@@ -69,26 +69,7 @@ history_srf(FunctionCallInfo fcinfo, const int *shapes, int nshapes)
 	return NULL;
 }
 
-/* A fixed text field, NULL when empty; cut to what is valid in this database */
-static void
-put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
-{
-	size_t		len = strnlen(s, sz);
-
-	len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, len);
-	nulls[i] = len == 0;
-	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
-}
-
 #define FIELD(values, nulls, i, f) put_field(values, nulls, i, f, sizeof(f))
-
-/* A time, NULL when unknown (0) or not a timestamp (a file can hold anything) */
-static void
-put_time(Datum *values, bool *nulls, int i, int64 t)
-{
-	values[i] = TimestampTzGetDatum((TimestampTz) t);
-	nulls[i] = t == 0 || !IS_VALID_TIMESTAMP(t);
-}
 
 /* A process's statement: its query_id (NULL: none), its text (NULL unless kept) */
 static void

@@ -739,10 +739,15 @@ procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
 int
 procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
 {
+	return procfs_parse_statm_pages(buf, len, sysconf(_SC_PAGESIZE), out);
+}
+
+int
+procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *out)
+{
 	const char *p = buf;
 	const char *end = buf + len;
 	int64_t		size, resident, shared;
-	long		page = sysconf(_SC_PAGESIZE);
 
 	if (parse_u63(&p, end, &size) != 0 || parse_u63(&p, end, &resident) != 0 ||
 		parse_u63(&p, end, &shared) != 0 || page <= 0 ||

@@ -165,6 +165,8 @@ typedef struct procfs_statm
 } procfs_statm;
 
 extern int	procfs_parse_statm(const char *buf, size_t len, procfs_statm *out);
+/* ... with pages of page bytes: no libc call at all (a signal handler's) */
+extern int	procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *out);
 extern procfs_result procfs_read_statm(pid_t pid, procfs_statm *out);
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
 

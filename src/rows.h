@@ -8,9 +8,11 @@
 
 #include "compat.h"
 
+#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 
 /* A bigint figure, NULL when negative. */
 static inline void
@@ -18,6 +20,25 @@ put_int8(Datum *values, bool *nulls, int i, int64 v)
 {
 	values[i] = Int64GetDatum(v);
 	nulls[i] = v < 0;
+}
+
+/* A fixed text field, NULL when empty; cut to what is valid in this database */
+static inline void
+put_field(Datum *values, bool *nulls, int i, const char *s, size_t sz)
+{
+	size_t		len = strnlen(s, sz);
+
+	len = pg_encoding_verifymbstr(GetDatabaseEncoding(), s, len);
+	nulls[i] = len == 0;
+	values[i] = nulls[i] ? (Datum) 0 : PointerGetDatum(cstring_to_text_with_len(s, len));
+}
+
+/* A time, NULL when unknown (0) or not a timestamp (a file can hold anything) */
+static inline void
+put_time(Datum *values, bool *nulls, int i, int64 t)
+{
+	values[i] = TimestampTzGetDatum((TimestampTz) t);
+	nulls[i] = t == 0 || !IS_VALID_TIMESTAMP(t);
 }
 
 /*

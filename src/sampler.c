@@ -149,7 +149,6 @@ typedef struct sample_state
 	reuse_check check;
 } sample_state;
 
-static int64 monotonic_ms(void);
 
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
@@ -231,12 +230,6 @@ read_who(sample_state *st)
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(sample_cxt);
 	qsort(st->who, st->nwho, sizeof(who), procmem_pid_cmp);
-}
-
-static void
-copy_text(char *dst, size_t sz, const char *src)
-{
-	history_copy_text(dst, sz, src ? src : "", src ? strlen(src) : 0);
 }
 
 static history_entry *
@@ -501,18 +494,18 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		p->query_start = w->query_start;
 		p->query_id = w->query_id;
 		p->leader_pid = w->leader_pid;
-		copy_text(p->backend_type, sizeof(p->backend_type), w->backend_type);
-		copy_text(p->datname, sizeof(p->datname), w->datname);
-		copy_text(p->usename, sizeof(p->usename), w->usename);
-		copy_text(p->application_name, sizeof(p->application_name), w->appname);
-		copy_text(p->state, sizeof(p->state), w->state);
+		history_copy_cstr(p->backend_type, sizeof(p->backend_type), w->backend_type);
+		history_copy_cstr(p->datname, sizeof(p->datname), w->datname);
+		history_copy_cstr(p->usename, sizeof(p->usename), w->usename);
+		history_copy_cstr(p->application_name, sizeof(p->application_name), w->appname);
+		history_copy_cstr(p->state, sizeof(p->state), w->state);
 		if (text_allowed(t))
-			copy_text(p->query, sizeof(p->query), w->query);
+			history_copy_cstr(p->query, sizeof(p->query), w->query);
 	}
 	else if (pid == PostmasterPid)
-		copy_text(p->backend_type, sizeof(p->backend_type), "postmaster");
+		history_copy_cstr(p->backend_type, sizeof(p->backend_type), "postmaster");
 	else if (o.want_cmdline)
-		copy_text(p->backend_type, sizeof(p->backend_type), title);
+		history_copy_cstr(p->backend_type, sizeof(p->backend_type), title);
 	return true;
 }
 
@@ -736,7 +729,7 @@ take_sample(MemoryContext cxt, const pressure_state *pressure)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
 	memset(&st, 0, sizeof(st));
 	st.at = GetCurrentTimestamp();
-	st.at_ms = monotonic_ms();
+	st.at_ms = procmem_monotonic_ms();
 	st.cap = 256;
 	st.e = palloc(sizeof(history_entry) * st.cap);
 	st.reads = palloc0(sizeof(cached) * st.cap);
@@ -798,8 +791,8 @@ start_history(void)
 		history_file_start();
 }
 
-static int64
-monotonic_ms(void)
+int64
+procmem_monotonic_ms(void)
 {
 	instr_time	now;
 
@@ -908,7 +901,7 @@ procmem_sampler_main(Datum arg)
 		history_file_append_guard();
 		if (sample_interval_ms > 0)
 		{
-			int64		now = monotonic_ms();
+			int64		now = procmem_monotonic_ms();
 			const pressure_state *pressure = NULL;
 			int64		due;
 
@@ -925,19 +918,19 @@ procmem_sampler_main(Datum arg)
 			{
 				take_sample(cxt, pressure);
 				last = now;
-				took = monotonic_ms() - now;
+				took = procmem_monotonic_ms() - now;
 				/* on the interval's grid: a slow sample does not shift the next */
 				if (now >= next)
 				{
 					next = (next == 0 ? now : next) + sample_interval_ms;
-					if (next <= monotonic_ms())
-						next = monotonic_ms() + sample_interval_ms;
+					if (next <= procmem_monotonic_ms())
+						next = procmem_monotonic_ms() + sample_interval_ms;
 				}
 				due = sample_due(now, next, last, took, pressure);
 			}
 			if (watch_interval_ms > 0)
 				due = Min(due, next_watch);
-			timeout = (long) Max(due - monotonic_ms(), 1);
+			timeout = (long) Max(due - procmem_monotonic_ms(), 1);
 			events |= WL_TIMEOUT;
 		}
 		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);

@@ -442,15 +442,11 @@ sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->peak = sysmem_read_limit(cg->dir, "memory.max_usage_in_bytes");
 }
 
-/* a + b where both are figures (b may be missing when optional), else missing */
+/* a + b (procfs_sum()); b may be missing when optional */
 static int64_t
 add_figure(int64_t a, int64_t b, int optional)
 {
-	if (a < 0 || (b < 0 && !optional))
-		return PROCFS_MISSING;
-	if (b < 0)
-		return a;
-	return b > INT64_MAX - a ? PROCFS_INVALID : a + b;
+	return optional && b < 0 ? a : procfs_sum(a, b);
 }
 
 int64_t

@@ -335,8 +335,7 @@ pg_procmem_cgroup_memory(PG_FUNCTION_ARGS)
 	put_int8(values, nulls, i++, cm.anon);
 	put_int8(values, nulls, i++, cm.file);
 	put_int8(values, nulls, i++, cm.shmem);
-	put_int8(values, nulls, i++, cm.file_dirty < 0 || cm.file_writeback < 0 ? -1 :
-			 cm.file_dirty + cm.file_writeback);
+	put_int8(values, nulls, i++, procfs_sum(cm.file_dirty, cm.file_writeback));
 	put_int8(values, nulls, i++, sysmem_cgmem_kernel(&cg, &cm));
 	put_int8(values, nulls, i++, cm.high_events);
 	put_int8(values, nulls, i++, cg.version == 1 ? cm.failcnt : cm.max_events);
