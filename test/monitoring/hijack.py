@@ -254,8 +254,8 @@ def check(binary, tmp):
     caught, tried = [], 0
     for name, sql in tools + report:
         bare = unqualified_calls(sql)
-        if bare == sql:
-            continue
+        if bare == sql or name.startswith("panel ") and not grafana.events_seen(name):
+            continue        # nothing to call a decoy for: a panel over events there were none of
         tried += 1
         before = calls()
         got, err = attempt(bare)
