@@ -14,7 +14,6 @@ schema qualifications stripped (what 1.1.0 shipped) do call a decoy.
 
     python3 test/monitoring/hijack.py EXPORTER_BINARY   ('' skips the exporter run)
 """
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "py"))
 sys.path.insert(0, HERE)
 from tap import ok, skip, done, rows, value, execute
+import grafana
 
 REPO = os.path.join(HERE, "..", "..")
 OWNER = "procmem_db_owner"
@@ -45,9 +45,8 @@ def exporter_queries():
 
 
 def panel_queries():
-    with open(os.path.join(REPO, "monitoring", "grafana", "pg_procmem.json")) as f:
-        return [("panel " + p["title"], t["rawSql"])
-                for p in json.load(f)["panels"] for t in p["targets"]]
+    """The Grafana panels' SQL, its time range macros expanded (grafana.py)."""
+    return grafana.panel_queries()
 
 
 def run_report(tmp, log=None):
@@ -242,8 +241,8 @@ def check(binary, tmp):
     caught, tried = [], 0
     for name, sql in tools + report:
         bare = unqualified_calls(sql)
-        if bare == sql:
-            continue
+        if bare == sql or name.startswith("panel ") and not grafana.events_seen(name):
+            continue        # nothing to call a decoy for: a panel over events there were none of
         tried += 1
         before = calls()
         got, err = attempt(bare)
@@ -256,7 +255,8 @@ def check(binary, tmp):
     for name, sql in tools:
         before = calls()
         got, err = attempt(sql)
-        ok(got is not None and len(got) >= 1 and calls() == before,
+        ok(got is not None and (len(got) >= 1 or name.startswith("panel ") and grafana.may_be_empty(name))
+           and calls() == before,
            "%s: runs as %s, returns rows, calls no decoy" % (name, MONITOR),
            err or "%d decoy calls" % (calls() - before))
     before = calls()
