@@ -20,7 +20,7 @@ from tap import ok, skip, done, rows, value, execute, meminfo, drop_role
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
 ROLE = "procmem_exporter"
-PLANNED = 26
+PLANNED = 27
 
 
 def free_port():
@@ -188,13 +188,21 @@ def check(binary):
         "SELECT COALESCE(max(number), 0) FROM pg_procmem_crashes")),
        "history: the crash-restart counter is pg_procmem_crashes' highest number",
        one(m, "pg_procmem_history_crash_restarts"))
-    ok(one(m, "pg_procmem_guard_actions") == int(value(
+    ok(one(m, "pg_procmem_guard_actions_total") == int(value(
         "SELECT COALESCE(max(action_number), 0) FROM pg_procmem_guard_actions")) and
        one(m, "pg_procmem_guard_canceled_last_hour") == int(value(
            "SELECT count(*) FROM pg_procmem_guard_actions WHERE action = 'cancel' "
            "AND acted_at > now() - interval '1 hour'")),
        "guard: the actions counter and the last hour's cancels, as pg_procmem_guard_actions has them",
-       (one(m, "pg_procmem_guard_actions"), one(m, "pg_procmem_guard_canceled_last_hour")))
+       (one(m, "pg_procmem_guard_actions_total"), one(m, "pg_procmem_guard_canceled_last_hour")))
+    # names earlier releases shipped, beside their new names (docs/monitoring.md, "Names")
+    pairs = [("pg_procmem_system_cgroup_oom_kills", "pg_procmem_system_cgroup_oom_kills_total", 1),
+             ("pg_procmem_history_crash_restarts", "pg_procmem_history_crash_restarts_total", 1),
+             ("pg_procmem_history_last_sample_ms", "pg_procmem_history_last_sample_seconds", 1000)]
+    got = [(old, one(m, old), one(m, new)) for old, new, _ in pairs]
+    ok(all(o is not None and n is not None and abs(o - n * f) <= 1e-6 * max(abs(o), 1)
+           for (_, o, n), (_, _, f) in zip(got, pairs)),
+       "the 1.1.0 and 1.2.0 names are still scraped, equal to their new names", got)
 
     # opt-in: one series per process, with a pid label
     both = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)

@@ -37,24 +37,11 @@ AS_SUPERUSER = "dbname=%s" % DB
 
 
 def exporter_queries():
-    """(name, sql) of every query in monitoring/postgres_exporter/*.yaml."""
-    found = []
-    folder = os.path.join(REPO, "monitoring", "postgres_exporter")
-    for f in sorted(os.listdir(folder)):
-        name, sql = None, None
-        for line in open(os.path.join(folder, f)):
-            if re.match(r"^[a-z_]+:\s*$", line):
-                name = line.strip(" :\n")
-            elif line.startswith("  query: |"):
-                sql = []
-            elif sql is not None and line.startswith("    "):
-                sql.append(line[4:])
-            elif sql is not None:
-                found.append(("exporter " + name, "".join(sql)))
-                sql = None
-        if sql is not None:
-            found.append(("exporter " + name, "".join(sql)))
-    return found
+    """(name, sql) of every query in every monitoring tool's files (scripts/monitoring
+    makes them all; each tool's wrapping of a group's query included)."""
+    out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "monitoring"), "--tool-queries"],
+                         check=True, capture_output=True, text=True).stdout
+    return [("%s %s" % (q["tool"], q["group"]), q["query"]) for q in json.loads(out)]
 
 
 def panel_queries():
