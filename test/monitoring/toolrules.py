@@ -46,16 +46,24 @@ def load_definition():
             cols = [dict(c, name=k) if isinstance(c, dict) else {"name": k, "kind": c} for k, c in cols.items()]
         order = [c["name"] for c in cols]
         groups[short(name)] = {
-            "name": name, "query": e["query"], "tier": e.get("tier"), "help": e.get("help"),
+            "name": name, "query": e["query"], "tier": e.get("tier"),
+            "help": e.get("description", e.get("help")), "opt_in": bool(e.get("opt_in")),
             "columns": {c["name"]: c.get("kind") for c in cols},
+            "legacy": {c["name"] for c in cols if c.get("legacy")},
             "column_help": {c["name"]: c.get("help") for c in cols},
             "order": order, "raw": e}
     return groups
 
 
 def default_groups(defn):
-    """The groups of the default files: all but those with a pid label (per process, opt-in)."""
-    return {g for g, d in defn.items() if "pid" not in [c for c, k in d["columns"].items() if k == "label"]}
+    """The groups of the default files: all but the opt-in ones (one series per process)."""
+    return {g for g, d in defn.items() if not d["opt_in"]}
+
+
+def columns(d, legacy=False):
+    """A group's {column: kind}, without the legacy names (kept in the
+    postgres_exporter and PMM files only) unless legacy."""
+    return {c: k for c, k in d["columns"].items() if legacy or c not in d["legacy"]}
 
 
 def conninfo(role):
@@ -207,8 +215,29 @@ _TOKEN = re.compile(r"""\.(?P<fn>first|length|sum|min|max|avg)\(\)
                       |\[(?P<index>-?\d+)\]
                       |\[(?P<star>\*)\]
                       |\[\s*['"](?P<qname>[^'"]+)['"]\s*\]
-                      |\[\?\(\s*@\.(?P<fname>[A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'(?P<fs>[^']*)'|"(?P<fd>[^"]*)"|(?P<fn2>-?[\d.]+))\s*\)\]
+                      |\[\?\((?P<filter>[^()]*)\)\]
                    """, re.X)
+_COND = re.compile(r"""\s*@\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^']*)'|"([^"]*)"|(-?[\d.]+))\s*$""")
+
+
+def _conditions(text):
+    """[(name, value)] of a filter's @.name == value conditions joined by &&."""
+    out = []
+    for part in text.split("&&"):
+        m = _COND.match(part)
+        if not m:
+            raise ValueError("filter condition %r" % part)
+        out.append((m.group(1), m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None
+                    else float(m.group(4))))
+    return out
+
+
+def _matches(x, name, want):
+    if not isinstance(x, dict) or name not in x:
+        return False
+    if isinstance(want, float):
+        return is_number(x[name]) and float(x[name]) == want
+    return x[name] == want
 
 
 def jsonpath(path, doc):
@@ -246,11 +275,9 @@ def jsonpath(path, doc):
         elif m["star"]:
             nodes, many = [x for n in nodes for x in n], True
         else:
-            want = m["fs"] if m["fs"] is not None else m["fd"] if m["fd"] is not None else float(m["fn2"])
+            conds = _conditions(m["filter"])
             src = [x for n in nodes for x in (n if isinstance(n, list) else [n])]
-            nodes = [x for x in src if isinstance(x, dict) and m["fname"] in x
-                     and (x[m["fname"]] == want or (isinstance(want, float) and is_number(x[m["fname"]])
-                                                   and float(x[m["fname"]]) == want))]
+            nodes = [x for x in src if all(_matches(x, c, w) for c, w in conds)]
             many = True
     if many:
         return nodes

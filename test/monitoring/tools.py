@@ -51,17 +51,18 @@ def tool(name, loader, checks):
         ok(not problems, "%s: %s" % (name, desc), "\n".join(problems[:30]))
 
 
-def kinds_problems(tool_groups, defn, default_only):
+def kinds_problems(tool_groups, defn, default_only, legacy=False):
     """A tool's {group: {column: kind}} against metrics.toml: the same
-    groups (the default ones, or all), the same columns and kinds."""
+    groups (the default ones, or all), the same columns and kinds (legacy
+    names only where legacy)."""
     p = []
     want = R.default_groups(defn) if default_only else set(defn)
     got = set(tool_groups)
     if got != want:
         p.append("groups %s, metrics.toml's %s" % (sorted(got), sorted(want)))
     for g in sorted(got & set(defn)):
-        if tool_groups[g] is not None and tool_groups[g] != defn[g]["columns"]:
-            p.append("%s: columns %s, metrics.toml has %s" % (g, tool_groups[g], defn[g]["columns"]))
+        if tool_groups[g] is not None and tool_groups[g] != R.columns(defn[g], legacy):
+            p.append("%s: columns %s, metrics.toml has %s" % (g, tool_groups[g], R.columns(defn[g], legacy)))
     return p
 
 
@@ -183,8 +184,8 @@ def check_exporter(defn, runner):
          lambda d: exporter_format_problems(d["pg_procmem.yaml"]) +
          exporter_format_problems(d["pg_procmem_per_process.yaml"])),
         ("pg_procmem.yaml holds metrics.toml's default groups, the per-process file the rest, kinds as declared",
-         lambda d: kinds_problems(exporter_kinds(d["pg_procmem.yaml"]), defn, True) +
-         kinds_problems(exporter_kinds(both(d)), defn, False) +
+         lambda d: kinds_problems(exporter_kinds(d["pg_procmem.yaml"]), defn, True, True) +
+         kinds_problems(exporter_kinds(both(d)), defn, False, True) +
          (["%s in both files" % g for g in set(d["pg_procmem.yaml"]) & set(d["pg_procmem_per_process.yaml"])])),
         ("as a pg_monitor role: every query returns exactly its declared columns, labels text, values numeric",
          lambda d: exporter_run_problems(both(d), runner)),
@@ -195,11 +196,13 @@ def check_exporter(defn, runner):
 
 # --- CloudNativePG -------------------------------------------------------------
 
+CNPG_KEYS = {"queries", "queries-slow", "queries-per-process"}
+
+
 def check_cnpg(defn, runner):
     def load():
-        docs = [d for d in yaml.safe_load_all(open(os.path.join(R.MON, "cloudnative-pg", "pg_procmem-monitoring.yaml")))
-                if d is not None]
-        return docs
+        with open(os.path.join(R.MON, "cloudnative-pg", "pg-procmem-monitoring.yaml")) as f:
+            return [d for d in yaml.safe_load_all(f) if d is not None]
 
     def shape(docs):
         if len(docs) != 1:
@@ -209,18 +212,27 @@ def check_cnpg(defn, runner):
             p.append("apiVersion %r kind %r: not a v1 ConfigMap" % (d.get("apiVersion"), d.get("kind")))
         if (d.get("metadata") or {}).get("name") != "pg-procmem-monitoring":
             p.append("metadata.name %r" % (d.get("metadata") or {}).get("name"))
-        if set(d.get("data") or {}) != {"queries"} or not isinstance(d["data"]["queries"], str):
-            p.append("data keys %s: want one string, queries" % sorted(d.get("data") or {}))
+        data = d.get("data") or {}
+        if "queries" not in data or set(data) - CNPG_KEYS or not all(isinstance(v, str) for v in data.values()):
+            p.append("data keys %s: want the strings queries (and %s)" % (sorted(data), sorted(CNPG_KEYS - {"queries"})))
         return p
 
-    def queries(docs):
-        return yaml.safe_load(docs[0]["data"]["queries"])
+    def parts(docs):
+        return {k: yaml.safe_load(v) or {} for k, v in docs[0]["data"].items()}
 
-    def same(docs):
-        mine = queries(docs)
-        exp = load_yaml("postgres_exporter", "pg_procmem.yaml")
-        return [] if mine == exp else ["differs from postgres_exporter/pg_procmem.yaml in groups %s" % sorted(
-            g for g in set(mine) | set(exp) if mine.get(g) != exp.get(g))]
+    def queries(docs):
+        return {g: q for part in parts(docs).values() for g, q in part.items()}
+
+    def groups(docs):
+        p = kinds_problems(exporter_kinds(queries(docs)), defn, False)
+        for k, part in parts(docs).items():
+            for g in part:
+                d = defn.get(R.short(g), {})
+                want = "queries-per-process" if d.get("opt_in") else \
+                    "queries-slow" if d.get("tier") == "slow" else "queries"
+                if k != want:
+                    p.append("%s (%s%s) is under %s" % (g, d.get("tier"), ", opt-in" * bool(d.get("opt_in")), k))
+        return p
 
     def reload(docs):
         labels = (docs[0].get("metadata") or {}).get("labels") or {}
@@ -228,10 +240,12 @@ def check_cnpg(defn, runner):
             "no cnpg.io/reload label: running clusters would not see an edited ConfigMap (labels %s)" % labels]
 
     tool("CloudNativePG", load, [
-        ("a v1 ConfigMap named pg-procmem-monitoring with one key, queries", shape),
+        ("a v1 ConfigMap named pg-procmem-monitoring, keys queries (and queries-slow, queries-per-process)", shape),
         ("its queries use only keys and usages CloudNativePG's custom queries know",
-         lambda d: exporter_format_problems(queries(d), CNPG_QUERY_KEYS, CNPG_COLUMN_KEYS)),
-        ("its queries are postgres_exporter/pg_procmem.yaml's", same),
+         lambda d: [x for part in parts(d).values()
+                    for x in exporter_format_problems(part, CNPG_QUERY_KEYS, CNPG_COLUMN_KEYS)]),
+        ("metrics.toml's groups, kinds as declared, no legacy names; slow ones under queries-slow, "
+         "opt-in ones under queries-per-process, the rest under queries", groups),
         ("as a pg_monitor role: every query returns exactly its declared columns",
          lambda d: exporter_run_problems(queries(d), runner)),
         ("labelled cnpg.io/reload, so that instances reload it", reload),
@@ -245,7 +259,13 @@ PMM_DIRS = ("high-resolution", "medium-resolution", "low-resolution")
 
 def check_pmm(defn, runner):
     def load():
-        return {r: load_yaml("pmm", r, "pg_procmem.yml") for r in PMM_DIRS}
+        found = {r: load_yaml("pmm", r, "pg_procmem.yml") for r in PMM_DIRS
+                 if os.path.exists(os.path.join(R.MON, "pmm", r, "pg_procmem.yml"))}
+        strays = set(os.listdir(os.path.join(R.MON, "pmm"))) - set(PMM_DIRS)
+        if strays or not found:
+            raise ValueError("monitoring/pmm holds %s: want pg_procmem.yml in some of %s" % (
+                sorted(os.listdir(os.path.join(R.MON, "pmm"))), PMM_DIRS))
+        return found
 
     def split(d):
         p, seen = [], {}
@@ -273,12 +293,12 @@ def check_pmm(defn, runner):
         return p
 
     tool("PMM", load, [
-        ("pg_procmem.yml in each of %s, each in postgres_exporter's format" % ", ".join(PMM_DIRS),
-         lambda d: [x for r in PMM_DIRS for x in exporter_format_problems(d[r])]),
+        ("pg_procmem.yml only in PMM's folders (%s), each in postgres_exporter's format" % ", ".join(PMM_DIRS),
+         lambda d: [x for r in d for x in exporter_format_problems(d[r])]),
         ("each group of pg_procmem.yaml in exactly one resolution, unchanged", split),
         ("slow groups in low-resolution, scrape groups in high or medium", tiers),
         ("as a pg_monitor role: every query returns exactly its declared columns",
-         lambda d: [x for r in PMM_DIRS for x in exporter_run_problems(d[r] or {}, runner)]),
+         lambda d: [x for r in d for x in exporter_run_problems(d[r] or {}, runner)]),
     ])
 
 
@@ -305,13 +325,16 @@ def dd_group(q, defn):
 
 def check_datadog(defn, runner):
     def load():
-        return load_yaml("datadog", "conf.yaml")
+        return load_yaml("datadog", "conf.yaml"), load_yaml("datadog", "custom_queries_per_process.yaml")
 
     def cqs(d):
-        return d["instances"][0]["custom_queries"]
+        """The default custom queries, then the per-process file's."""
+        return d[0]["instances"][0]["custom_queries"] + d[1]["custom_queries"]
 
-    def shape(d):
-        p = []
+    def shape(both):
+        d, p = both[0], []
+        if set(both[1]) != {"custom_queries"} or not isinstance(both[1]["custom_queries"], list):
+            p.append("custom_queries_per_process.yaml: keys %s, want a list custom_queries" % sorted(both[1]))
         if not isinstance(d.get("init_config", {}), (dict, type(None))) or "init_config" not in d:
             p.append("no init_config mapping")
         inst = d.get("instances")
@@ -351,18 +374,21 @@ def check_datadog(defn, runner):
         return p
 
     def coverage(d):
+        return kinds_of(d[0]["instances"][0]["custom_queries"], True) + kinds_of(cqs(d), False)
+
+    def kinds_of(queries, default_only):
         got = {}
-        for q in cqs(d):
+        for q in queries:
             g = dd_group(q, defn)
             if g is None:
                 got["(unmatched %s)" % q.get("metric_prefix")] = None
                 continue
             kinds = [DD_TYPES.get(c.get("type")) for c in q.get("columns") or []]
-            want = [defn[g]["columns"].get(c) for c in defn[g]["order"]]
+            want = [defn[g]["columns"][c] for c in defn[g]["order"] if c not in defn[g]["legacy"]]
             got[g] = None
             if kinds != want:
-                got[g] = dict(zip(defn[g]["order"], kinds))
-        return kinds_problems(got, defn, True)
+                got[g] = dict(zip([c for c in defn[g]["order"] if c not in defn[g]["legacy"]], kinds))
+        return kinds_problems(got, defn, default_only)
 
     def run(d):
         p = []
@@ -398,7 +424,8 @@ def check_datadog(defn, runner):
         ("conf.yaml: init_config, one instance with host, port, username, dbname, custom_queries", shape),
         ("custom queries: known keys, metric_prefix, column types gauge/monotonic_count/tag, "
          "valid metric names, key:value tags", fields),
-        ("one custom query per default group of metrics.toml, column kinds in its order", coverage),
+        ("conf.yaml: one custom query per default group of metrics.toml, the per-process file the rest; "
+         "column kinds in its order, no legacy names", coverage),
         ("as a pg_monitor role: each query returns one column per declared column, tags text, values numeric",
          run),
         ("slow groups have collection_interval >= %d, scrape groups none" % SLOW_SECONDS, intervals),
@@ -471,11 +498,11 @@ def check_pgwatch(defn, runner):
                     kinds[c[4:]] = "label"
                 else:
                     kinds[c] = "gauge" if (c in g or g == ["*"]) else "counter"
-            got[R.short(n)] = kinds
-            stray = [c for c in g if c != "*" and c not in cols]
+            got[R.short(n)] = kinds if cols else None  # a failed query: the run test says so
+            stray = [c for c in g if c != "*" and c not in cols] if cols else []
             if stray or ("*" in g and len(g) > 1):
                 got[R.short(n) + " (gauges %s)" % g] = None
-        return kinds_problems(got, defn, True)
+        return kinds_problems(got, defn, False)
 
     def presets(d):
         p, used = [], set()
@@ -492,14 +519,15 @@ def check_pgwatch(defn, runner):
                     p.append("preset %s: slow %s every %d s" % (name, n, iv))
         if not d.get("presets"):
             p.append("no presets")
-        p += ["metric %s is in no preset" % n for n in set(d["metrics"]) - used]
+        p += ["metric %s is in no preset" % n for n in set(d["metrics"]) - used
+              if not defn.get(R.short(n), {}).get("opt_in")]
         return p
 
     tool("pgwatch", load, [
         ("metric definitions: pgwatch v3 keys, sqls for PostgreSQL 14 and later, instance level, described", fmt),
         ("as a pg_monitor role: each SQL returns epoch_ns (now, ns), tag_ columns text, the rest numeric", run),
-        ("the default groups of metrics.toml, gauges the gauge columns (counters not)", gauges),
-        ("presets name existing metrics with positive intervals, slow ones >= %d s, every metric in one"
+        ("metrics.toml's groups, gauges the gauge columns (counters not), no legacy names", gauges),
+        ("presets name existing metrics with positive intervals, slow ones >= %d s, every default metric in one"
          % SLOW_SECONDS, presets),
     ])
 
@@ -514,7 +542,21 @@ SQLX_QUERY_KEYS = {"query_name", "query", "no_prepared_statement"}
 
 def check_sql_exporter(defn, runner):
     def load():
-        return load_yaml("pgmonitor", "pg_procmem.collector.yml")
+        files = sorted(glob.glob(os.path.join(R.MON, "pgmonitor", "*.collector.yml")))
+        if "pg_procmem.collector.yml" not in map(os.path.basename, files):
+            raise FileNotFoundError("no monitoring/pgmonitor/pg_procmem.collector.yml")
+        return {os.path.basename(f): load_yaml("pgmonitor", os.path.basename(f)) for f in files}
+
+    def each(fn):
+        return lambda docs: [f + ": " + x for f, d in docs.items() for x in fn(d)]
+
+    def unique(docs):
+        p = []
+        cn = [d.get("collector_name") for d in docs.values()]
+        mn = [m.get("metric_name") for d in docs.values() for m in d.get("metrics") or []]
+        p += ["collector_name %s twice" % c for c in set(cn) if cn.count(c) > 1]
+        p += ["metric %s in two collectors" % m for m in set(mn) if mn.count(m) > 1]
+        return p
 
     def fmt(d):
         p = []
@@ -568,30 +610,39 @@ def check_sql_exporter(defn, runner):
             p += ["%s: %s" % (name, x) for x in R.check_columns(runner.run(sql), labels, values)]
         return p
 
-    def kinds(d):
-        queries = {q["query_name"]: q["query"] for q in d.get("queries") or []}
+    def kinds(docs):
+        got, tiers = {}, []
         by_sql = {" ".join(v["query"].split()): g for g, v in defn.items()}
-        got, p = {}, []
-        for m in d.get("metrics") or []:
-            sql = " ".join((queries.get(m.get("query_ref")) or m.get("query") or "").split())
-            g = by_sql.get(sql) or R.short(str(m.get("query_ref")))
-            k = got.setdefault(g, {})
-            for c in m.get("key_labels") or []:
-                k[c] = "label"
-            for c in m.get("values") or []:
-                k[c] = str(m.get("type")).lower()
-        return kinds_problems(got, defn, True)
+        for f, d in docs.items():
+            queries = {q["query_name"]: q["query"] for q in d.get("queries") or []}
+            slow_collector = R.interval_seconds(d.get("min_interval", 0)) >= SLOW_SECONDS
+            for m in d.get("metrics") or []:
+                sql = " ".join((queries.get(m.get("query_ref")) or m.get("query") or "").split())
+                g = by_sql.get(sql) or R.short(str(m.get("query_ref")))
+                if g in defn and (defn[g]["tier"] == "slow") != slow_collector:
+                    tiers.append("%s: %s (%s) in a collector with min_interval %r" % (
+                        f, m.get("metric_name"), defn[g]["tier"], d.get("min_interval")))
+                if g in defn and defn[g]["opt_in"] and f == "pg_procmem.collector.yml":
+                    tiers.append("%s: opt-in %s in the default collector" % (f, g))
+                k = got.setdefault(g, {})
+                for c in m.get("key_labels") or []:
+                    k[c] = "label"
+                for c in m.get("values") or []:
+                    k[c] = str(m.get("type")).lower()
+        return kinds_problems(got, defn, False) + sorted(set(tiers))
 
     def naming(d):
         return [x for m in d.get("metrics") or [] for x in R.naming_problems(
             str(m.get("metric_name")), str(m.get("type")).lower())]
 
     tool("sql_exporter (pgMonitor)", load, [
-        ("collector: collector_name, metrics (name, gauge/counter, help, values, value_label, key_labels) "
-         "and queries as sql_exporter's config demands, query_refs resolved", fmt),
-        ("as a pg_monitor role: each query returns exactly the key_labels and values its metrics read", run),
-        ("the default groups of metrics.toml, kinds as declared", kinds),
-        ("metric names follow Prometheus naming (base units, counters _total)", naming),
+        ("collectors: collector_name, metrics (name, gauge/counter, help, values, value_label, key_labels) "
+         "and queries as sql_exporter's config demands, query_refs resolved, names unique", 
+         lambda docs: each(fmt)(docs) + unique(docs)),
+        ("as a pg_monitor role: each query returns exactly the key_labels and values its metrics read", each(run)),
+        ("metrics.toml's groups, kinds as declared, no legacy names; slow ones (only) in a collector with "
+         "min_interval >= %d s; opt-in ones out of pg_procmem.collector.yml" % SLOW_SECONDS, kinds),
+        ("metric names follow Prometheus naming (base units, counters _total)", each(naming)),
     ])
 
 
@@ -645,8 +696,8 @@ def check_zabbix(defn, runner):
             g = defn.get(R.short(name))
             if not g:
                 continue
-            labels = [c for c, k in g["columns"].items() if k == "label"]
-            values = [c for c, k in g["columns"].items() if k != "label"]
+            labels = [c for c, k in R.columns(g).items() if k == "label"]
+            values = [c for c, k in R.columns(g).items() if k != "label"]
             p += ["%s.sql: %s" % (name, x) for x in R.check_columns(runner.run(sql), labels, values)]
         return p
 
@@ -719,6 +770,7 @@ def check_zabbix(defn, runner):
     def dependents(d):
         tp, p = d[1]["zabbix_export"]["templates"][0], []
         data = outputs(d)
+        p += ["%s returns no rows now" % k for k, v in data.items() if not v]
         rules = {r.get("key"): r for r in tp.get("discovery_rules") or []}
         for r in rules.values():
             mk = (r.get("master_item") or {}).get("key")
@@ -792,7 +844,7 @@ def check_zabbix(defn, runner):
 
     tool("Zabbix", load, [
         ("one query per .sql file, named like its group, no parameters; one for each default group", sql_files),
-        ("as a pg_monitor role: each .sql returns exactly its group's columns, labels text, values numeric", run),
+        ("as a pg_monitor role: each .sql returns exactly its group's columns (no legacy names), labels text, values numeric", run),
         ("template: zabbix_export version 7.0, one template in an exported group, uuids 32 hex and unique",
          template),
         ("master items: pgsql.custom.query keys naming a .sql file, TEXT, agent items, macros defined, "
