@@ -265,6 +265,24 @@ ensure_postgres_exporter() {
 	echo "$bin"
 }
 
+# A venv with the Datadog Agent's check toolkit (datadog-checks-base and the
+# few modules its QueryManager imports) and psycopg 3, once, in the ignored
+# .cache; PyPI's wheels cached in .cache/pypi. Prints its python; fails when
+# PyPI cannot be reached.
+DATADOG_CHECKS_BASE_VERSION=${DATADOG_CHECKS_BASE_VERSION:-38.7.0}
+ensure_datadog_venv() {
+	local venv=$REPO/.cache/datadog-venv-$DATADOG_CHECKS_BASE_VERSION
+	if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import datadog_checks.base, psycopg, yaml' 2>/dev/null; then
+		ensure_packages python3-venv >&2
+		rm -rf "$venv"
+		python3 -m venv "$venv" >&2 || return 1
+		"$venv/bin/pip" install -q --cache-dir "$REPO/.cache/pypi" \
+			"datadog-checks-base==$DATADOG_CHECKS_BASE_VERSION" lazy-loader python-dateutil cachetools \
+			'psycopg[binary]' pyyaml >&2 || { rm -rf "$venv"; return 1; }
+	fi
+	echo "$venv/bin/python"
+}
+
 # screenshot PAGE PNG: a local HTML page rendered by headless Chromium (as
 # root it needs --no-sandbox; the closed network needs the rest).
 screenshot() {
