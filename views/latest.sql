@@ -96,8 +96,9 @@ WHERE (SELECT f.fresh FROM fresh AS f)
 UNION ALL
 SELECT b.pid,
 	   b.backend_type,
-	   b.datname::text,
-	   b.usename::text,
+	   -- name's collation is "C": the sample's, as every text's
+	   b.datname::text COLLATE pg_catalog."default",
+	   b.usename::text COLLATE pg_catalog."default",
 	   b.application_name,
 	   b.state,
 	   b.leader_pid,
