@@ -23,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import yaml
@@ -33,6 +34,9 @@ from overhead import Cluster, pyplot, result_path  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPORTER_FILE = "monitoring/postgres_exporter/pg_procmem.yaml"
 GENERATOR = os.path.join(REPO, "scripts", "monitoring")
+# The last commit whose exporter file has every view read the processes live
+# (as 1.2.0's did): the old way.
+OLD_REF = "6ef4dccb4bf976f074feadc30d46e18f160da652"
 
 # The stand-in for the generated queries: the exporter file's, with the
 # per-process groups reading the newest sample instead of /proc.
@@ -65,14 +69,29 @@ def exporter_queries(ref):
     return [(group, spec["query"]) for group, spec in yaml.safe_load(text).items()]
 
 
-def new_queries(ref):
-    """The generated files' queries: {tier: [(group, query)]}, and where they came from."""
+def generated(generator):
+    out = subprocess.run([generator, "--queries"], check=True, capture_output=True, text=True).stdout
+    tiers = {"scrape": [], "slow": []}
+    for q in json.loads(out):
+        # the opt-in groups (per-process series) apart from the default ones
+        tiers.setdefault(q["tier"] + (", opt-in" if q.get("opt_in") else ""), []).append((q["group"], q["query"]))
+    return tiers
+
+
+def new_queries(ref, new_ref):
+    """The generated files' queries: {tier: [(group, query)]}, and where they came from:
+    this checkout's scripts/monitoring, else new_ref's, else a stand-in."""
     if os.access(GENERATOR, os.X_OK):
-        out = subprocess.run([GENERATOR, "--queries"], check=True, capture_output=True, text=True).stdout
-        tiers = {"scrape": [], "slow": []}
-        for q in json.loads(out):
-            tiers.setdefault(q["tier"], []).append((q["group"], q["query"]))
-        return tiers, "`scripts/monitoring --queries`"
+        return generated(GENERATOR), "`scripts/monitoring --queries`"
+    if subprocess.run(["git", "-C", REPO, "cat-file", "-e", f"{new_ref}:scripts/monitoring"],
+                      capture_output=True).returncode == 0:
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run(f"git -C {REPO} archive {new_ref} scripts monitoring | tar -x -C {d}",
+                           shell=True, check=True)
+            rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", new_ref], check=True,
+                                 capture_output=True, text=True).stdout.strip()
+            return generated(os.path.join(d, "scripts", "monitoring")), \
+                f"`scripts/monitoring --queries` of `{new_ref}` ({rev})"
     standin = [(g, STAND_IN.get(g, q)) for g, q in exporter_queries(ref)]
     return {"scrape": standin, "slow": []}, \
         f"a stand-in (no scripts/monitoring yet): {EXPORTER_FILE} with {', '.join(STAND_IN)} reading pg_procmem_latest"
@@ -100,16 +119,18 @@ def main():
     ap.add_argument("--name", default="scrape")
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--scrapes", type=int, default=20)
-    ap.add_argument("--old-ref", default="main", help="the git ref whose exporter file is the old way")
+    ap.add_argument("--old-ref", default=OLD_REF, help="the git ref whose exporter file is the old way")
+    ap.add_argument("--new-ref", default="main",
+                    help="where scripts/monitoring comes from when this checkout has none")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("run as root")
 
     lists = {"old": exporter_queries(a.old_ref)}
-    tiers, new_from = new_queries(a.old_ref)
-    lists["new, scrape tier"] = tiers["scrape"]
-    if tiers.get("slow"):
-        lists["new, slow tier"] = tiers["slow"]
+    tiers, new_from = new_queries(a.old_ref, a.new_ref)
+    for tier, queries in tiers.items():
+        if queries:
+            lists[f"new, {tier}"] = queries
 
     clusters, idle, mons = {}, [], {}
     cpu = {}                    # (cluster, list) -> [ms per scrape]
@@ -162,7 +183,7 @@ def main():
              f"({processes} server processes on the preloaded one); {a.scrapes} scrapes of each list on each, "
              f"interleaved; {os.cpu_count()} cores. A scrape runs every query of a list from one connection; "
              "its cost is that backend's CPU time (`/proc/PID/schedstat`).", "",
-             f"- old: the queries of {EXPORTER_FILE} at `{a.old_ref}` ({len(lists['old'])} queries)",
+             f"- old: the queries of {EXPORTER_FILE} at `{a.old_ref[:12]}` ({len(lists['old'])} queries)",
              f"- new: {new_from} ({', '.join(f'{t}: {len(q)} queries' for t, q in tiers.items() if q)}); "
              "the slow tier runs every 5 minutes", "",
              "`pg_procmem_latest` read from: " + "; ".join(
