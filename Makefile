@@ -32,7 +32,7 @@ EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
 # have no generator. scripts-check (run by scripts/test) fails when
 # a committed script differs from its sources, or when a CREATE VIEW or
 # CREATE FUNCTION in it passes 100 lines.
-SCRIPT_PARTS = clip size processes contexts backends system shared_memory accounting oom headroom top history guard \
+SCRIPT_PARTS = clip size processes contexts backends system shared_memory accounting oom headroom top history latest guard \
 	advice_facts advice_checks advice comments
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since
@@ -40,7 +40,7 @@ SCRIPT_PARTS = clip size processes contexts backends system shared_memory accoun
 # history's functions, and the accounting's, for the cgroup's make-up;
 # RELEASING.md, step 7).
 UPGRADE_FROM = 1.2.0
-UPGRADE_PARTS = accounting history guard advice_facts advice_checks advice comments
+UPGRADE_PARTS = accounting history latest guard advice_facts advice_checks advice comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then

@@ -1056,7 +1056,8 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
-	OUT reused boolean)
+	OUT reused boolean,
+	OUT oom_protected boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1508,6 +1509,133 @@ GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;
+
+-- Every server process now, for tools that scrape every few seconds: as the
+-- sampler's newest sample saw it where pg_procmem is preloaded (no /proc
+-- read at all), else read live. The newest sample's rows come from the
+-- history's ring without copying the rest of it.
+CREATE FUNCTION pg_procmem_history_latest(
+	IN missing_ok boolean DEFAULT false,
+	OUT sample bigint,
+	OUT sampled_at timestamptz,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT datname text,
+	OUT usename text,
+	OUT application_name text,
+	OUT state text,
+	OUT query_id bigint,
+	OUT query text,
+	OUT leader_pid integer,
+	OUT backend_start timestamptz,
+	OUT query_start timestamptz,
+	OUT overhead bigint,
+	OUT private_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT swap bigint,
+	OUT context_bytes bigint,
+	OUT oom_score integer,
+	OUT work_mem bigint,
+	OUT work_mem_source text,
+	OUT hash_mem_multiplier double precision,
+	OUT hash_mem_multiplier_source text,
+	OUT temp_buffers bigint,
+	OUT temp_buffers_source text,
+	OUT maintenance_work_mem bigint,
+	OUT maintenance_work_mem_source text,
+	OUT reused boolean,
+	OUT oom_protected boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_history_latest'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION pg_procmem_history_latest(boolean) IS
+'the memory history''s newest sample, if this run of the server took it: every process, as pg_procmem_history_processes shows it';
+
+-- Whether a sample taken at sampled_at may stand for the processes at time
+-- at: sampling is on (an interval above 0), and the sample is at most two
+-- intervals and 5 s old (one sample late, and a slow one), and not from
+-- more than 5 s ahead (the wall clock stepped back since: its age is not
+-- known). No sample: false.
+CREATE FUNCTION pg_procmem_sample_fresh(sampled_at timestamptz, sample_interval interval,
+										at timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN COALESCE(sample_interval OPERATOR(pg_catalog.>) '0'::interval
+				AND sampled_at OPERATOR(pg_catalog.>=)
+					(at OPERATOR(pg_catalog.-) ((2 OPERATOR(pg_catalog.*) sample_interval)
+												OPERATOR(pg_catalog.+) '5 s'::interval))
+				AND sampled_at OPERATOR(pg_catalog.<=) (at OPERATOR(pg_catalog.+) '5 s'::interval),
+				false);
+
+COMMENT ON FUNCTION pg_procmem_sample_fresh(timestamptz, interval, timestamptz) IS
+'internal: whether a sample of the memory history is recent enough to stand for now (pg_procmem_latest)';
+
+-- The sample's rows where it is fresh, else pg_procmem_backends' (one or
+-- the other: each branch is gated by the same one-time test, so the live
+-- read does not run when the sample serves, and the sample costs one
+-- sample's copy). read_at: the sample's time, or the statement's.
+CREATE VIEW pg_procmem_latest AS
+WITH newest AS MATERIALIZED (
+	SELECT * FROM @extschema@.pg_procmem_history_latest(true)
+), fresh AS MATERIALIZED (
+	-- after the scan: the setting is the library's own once it is loaded
+	SELECT @extschema@.pg_procmem_sample_fresh(pg_catalog.max(n.sampled_at),
+			   pg_catalog.current_setting('pg_procmem.sample_interval', true)::interval,
+			   pg_catalog.statement_timestamp()) AS fresh
+	FROM newest AS n
+)
+SELECT s.pid,
+	   s.backend_type,
+	   s.datname,
+	   s.usename,
+	   s.application_name,
+	   s.state,
+	   s.leader_pid,
+	   s.overhead,
+	   s.private_anon,
+	   s.page_tables,
+	   s.rss,
+	   s.swap,
+	   s.context_bytes,
+	   s.oom_score,
+	   s.oom_protected,
+	   s.sampled_at AS read_at,
+	   'sample'::text AS source
+FROM newest AS s
+WHERE (SELECT f.fresh FROM fresh AS f)
+UNION ALL
+SELECT b.pid,
+	   b.backend_type,
+	   -- name's collation is "C": the sample's, as every text's
+	   b.datname::text COLLATE pg_catalog."default",
+	   b.usename::text COLLATE pg_catalog."default",
+	   b.application_name,
+	   b.state,
+	   b.leader_pid,
+	   b.overhead,
+	   b.private_anon,
+	   b.page_tables,
+	   b.rss,
+	   b.swap,
+	   b.context_bytes,
+	   b.oom_score,
+	   b.oom_score_adj OPERATOR(pg_catalog.=) -1000,
+	   pg_catalog.statement_timestamp(),
+	   'live'::text
+FROM @extschema@.pg_procmem_backends AS b
+WHERE NOT (SELECT f.fresh FROM fresh AS f);
+
+COMMENT ON VIEW pg_procmem_latest IS
+'every server process as the memory history''s newest sample saw it when that is recent, else read now: the cheap read for monitoring';
+
+REVOKE ALL ON FUNCTION pg_procmem_history_latest(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_sample_fresh(timestamptz, interval, timestamptz) FROM PUBLIC;
+REVOKE ALL ON pg_procmem_latest FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_history_latest(boolean),
+	pg_procmem_sample_fresh(timestamptz, interval, timestamptz) TO pg_read_all_stats;
+GRANT SELECT ON pg_procmem_latest TO pg_read_all_stats;
 
 -- The memory guard's actions (pg_procmem.guard, pg_procmem.max_backend_memory;
 -- docs/guard.md), the last 128, oldest first; the history file keeps them
@@ -2572,6 +2700,27 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_protected IS
+'true: its oom_score_adj was -1000 at the sample (the OOM killer never takes it); NULL when unread, and in samples of older builds';
+
+-- pg_procmem_latest
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.backend_type IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.overhead IS 'bytes: as in pg_procmem_backends, at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.private_anon IS 'bytes: as in pg_procmem_backends, at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.page_tables IS 'bytes: its page tables at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.rss IS 'bytes: its resident set at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.swap IS 'bytes: its memory in swap at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.context_bytes IS 'bytes: its memory contexts as last published before read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_score IS 'the OOM killer''s score at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_protected IS 'true: its oom_score_adj is -1000 (the OOM killer never takes it); NULL when unreadable';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.read_at IS 'when the figures were read: the sample''s time, or the statement''s for a live read';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.source IS 'sample: the memory history''s newest sample; live: read now from /proc';
 
 -- pg_procmem_guard_actions
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.acted_at IS 'when the guard signalled the backend, or when the backend passed its own limit';

@@ -107,6 +107,9 @@ typedef struct history_settings
 
 /* The figures are those of an earlier sample's read (reuse.h): nothing can have changed them */
 #define HISTORY_PROC_REUSED		0x01
+/* Its oom_score_adj was read (older files: never set), and was -1000 */
+#define HISTORY_PROC_OOM_KNOWN		0x02
+#define HISTORY_PROC_OOM_PROTECTED	0x04
 
 /* One process at one sample; times are PostgreSQL timestamps (us since 2000) */
 typedef struct history_process

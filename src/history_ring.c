@@ -26,6 +26,7 @@ typedef struct ring_shared
 	TimestampTz run_started;
 	uint64		oldest;			/* the oldest position still in the ring */
 	uint64		end;			/* the position the next entry gets */
+	uint64		newest;			/* the newest sample's start (the end: none) */
 	int64		last_number;	/* the newest sample's number; 0: none */
 	uint32		capacity;
 	history_entry slots[FLEXIBLE_ARRAY_MEMBER];
@@ -36,9 +37,10 @@ static ring_shared *ring = NULL;
 /* pg_procmem.history_size, kB */
 static int	history_size_kb = 32 * 1024;
 
-/* This transaction's reads stop here (history_cursor_open) */
+/* This transaction's reads stop here (history_cursor_open), at this sample */
 static bool pinned = false;
 static uint64 pinned_end;
+static uint64 pinned_newest;
 static bool xact_callback_registered = false;
 
 static uint32
@@ -143,6 +145,7 @@ history_ring_append(const history_entry *e, uint32 n)
 	memcpy(slot(ring->end), e, sizeof(history_entry) * first);
 	if (first < n)
 		memcpy(ring->slots, e + first, sizeof(history_entry) * (n - first));
+	ring->newest = ring->end;
 	ring->end += n;
 	ring->last_number = e[0].u.sys.sample;
 	LWLockRelease(ring->lock);
@@ -153,7 +156,7 @@ history_ring_clear(void)
 {
 	LWLockAcquire(ring->lock, LW_EXCLUSIVE);
 	/* positions go on: a reader's cursor from before sees them gone */
-	ring->oldest = ring->end;
+	ring->oldest = ring->newest = ring->end;
 	ring->last_number = 0;
 	LWLockRelease(ring->lock);
 }
@@ -175,6 +178,7 @@ history_ring_commit(uint32 n)
 {
 	LWLockAcquire(ring->lock, LW_EXCLUSIVE);
 	ring->last_number = slot(ring->end)->u.sys.sample;
+	ring->newest = ring->end;
 	ring->end += n;
 	LWLockRelease(ring->lock);
 }
@@ -227,22 +231,39 @@ unpin(XactEvent event, void *arg)
 	pinned = false;
 }
 
+/* The end (and newest sample) this transaction's reads stop at */
+static void
+pin(void)
+{
+	if (pinned)
+		return;
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(unpin, NULL);
+		xact_callback_registered = true;
+	}
+	LWLockAcquire(ring->lock, LW_SHARED);
+	pinned_end = ring->end;
+	pinned_newest = ring->newest;
+	LWLockRelease(ring->lock);
+	pinned = IsTransactionState();
+}
+
 void
 history_cursor_open(history_cursor *c)
 {
-	if (!pinned)
-	{
-		if (!xact_callback_registered)
-		{
-			RegisterXactCallback(unpin, NULL);
-			xact_callback_registered = true;
-		}
-		LWLockAcquire(ring->lock, LW_SHARED);
-		pinned_end = ring->end;
-		LWLockRelease(ring->lock);
-		pinned = IsTransactionState();
-	}
+	pin();
 	c->pos = 0;
+	c->upto = pinned_end;
+	c->in_sample = false;
+}
+
+void
+history_cursor_open_newest(history_cursor *c)
+{
+	pin();
+	/* gone since (the ring turned over in this transaction): no rows */
+	c->pos = pinned_newest;
 	c->upto = pinned_end;
 	c->in_sample = false;
 }

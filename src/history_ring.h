@@ -76,6 +76,12 @@ typedef struct history_cursor
 extern void history_cursor_open(history_cursor *c);
 
 /*
+ * The same on the newest whole sample alone: the one the transaction's
+ * first read saw as the newest (none: no entries).
+ */
+extern void history_cursor_open_newest(history_cursor *c);
+
+/*
  * Copies the next entries (only the system entries if only_system) into
  * buf, at most max; returns how many (0: no more). Every process entry
  * copied follows its sample's system entry.

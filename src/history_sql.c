@@ -24,6 +24,7 @@
 #include "shmem.h"
 
 PG_FUNCTION_INFO_V1(pg_procmem_history_processes);
+PG_FUNCTION_INFO_V1(pg_procmem_history_latest);
 PG_FUNCTION_INFO_V1(pg_procmem_history_system);
 PG_FUNCTION_INFO_V1(pg_procmem_crash_log);
 PG_FUNCTION_INFO_V1(pg_procmem_crash_groups);
@@ -34,7 +35,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 
 /* Result columns, in every released shape (see rows.h) */
 #define HISTORY_PROCESSES_NCOLS_V1_2 (20 + SETTINGS_NCOLS)
-#define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 1)	/* reused */
+#define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 2)	/* reused, oom_protected */
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESSES_NCOLS_V1_3};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
 #define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
@@ -138,6 +139,9 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	i = put_settings(values, nulls, i, &p->settings);
 	/* reused: files of older builds hold 0 (false) */
 	values[i++] = BoolGetDatum((p->settings.entry_flags & HISTORY_PROC_REUSED) != 0);
+	/* oom_protected: NULL where oom_score_adj was not read (and in older files) */
+	values[i] = BoolGetDatum((p->settings.entry_flags & HISTORY_PROC_OOM_PROTECTED) != 0);
+	nulls[i++] = (p->settings.entry_flags & HISTORY_PROC_OOM_KNOWN) == 0;
 	return i;
 }
 
@@ -172,11 +176,13 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 /*
  * The rows of one of the history's functions: one per entry of the kind,
  * oldest first: its sample's number and time, then what put() puts (ncols
- * columns in all).
+ * columns in all). newest: of the newest sample alone, and only if this run
+ * of the server took it.
  */
 static Datum
 history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
-			 history_kind kind, int (*put) (Datum *, bool *, int, const history_entry *))
+			 history_kind kind, int (*put) (Datum *, bool *, int, const history_entry *),
+			 bool newest)
 {
 	ReturnSetInfo *rsinfo;
 	history_cursor cursor;
@@ -193,9 +199,16 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 	rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_procmem history rows",
 									 ALLOCSET_DEFAULT_SIZES);
 	old_cxt = MemoryContextSwitchTo(rows_cxt);
-	history_cursor_open(&cursor);
+	if (newest)
+		history_cursor_open_newest(&cursor);
+	else
+		history_cursor_open(&cursor);
 	while ((n = history_cursor_read(&cursor, chunk, CHUNK, kind == HISTORY_SYSTEM)) > 0)
 	{
+		/* a sample loaded from the file: another run's processes */
+		if (newest && chunk[0].kind == HISTORY_SYSTEM &&
+			chunk[0].u.sys.run_started != history_run_started())
+			break;
 		for (uint32 k = 0; k < n; k++)
 		{
 			Datum		values[ENTRY_MAX_NCOLS];
@@ -227,7 +240,19 @@ Datum
 pg_procmem_history_processes(PG_FUNCTION_ARGS)
 {
 	return history_rows(fcinfo, history_processes_shapes, lengthof(history_processes_shapes),
-						HISTORY_PROCESSES_NCOLS_V1_3, HISTORY_PROCESS, put_process);
+						HISTORY_PROCESSES_NCOLS_V1_3, HISTORY_PROCESS, put_process, false);
+}
+
+/*
+ * pg_procmem_history_latest(missing_ok) - every process at the newest
+ * sample, if this run of the server took it: what a scrape reads instead
+ * of /proc
+ */
+Datum
+pg_procmem_history_latest(PG_FUNCTION_ARGS)
+{
+	return history_rows(fcinfo, history_processes_shapes, lengthof(history_processes_shapes),
+						HISTORY_PROCESSES_NCOLS_V1_3, HISTORY_PROCESS, put_process, true);
 }
 
 /* pg_procmem_history_system(missing_ok) - the system entry of every sample */
@@ -235,7 +260,7 @@ Datum
 pg_procmem_history_system(PG_FUNCTION_ARGS)
 {
 	return history_rows(fcinfo, history_system_shapes, lengthof(history_system_shapes),
-						HISTORY_SYSTEM_NCOLS_V1_3, HISTORY_SYSTEM, put_system);
+						HISTORY_SYSTEM_NCOLS_V1_3, HISTORY_SYSTEM, put_system, false);
 }
 
 static const char *

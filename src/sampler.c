@@ -276,6 +276,20 @@ put_reading(history_process *p, const procmem_reading *s)
 		HISTORY_NO_SCORE : (int32) s->oom_score;
 }
 
+/* The entry flags that say whether the OOM killer may take it (-1000: never) */
+static uint8
+oom_flags(bool adj_read, int64 adj)
+{
+	return !adj_read ? 0 :
+		HISTORY_PROC_OOM_KNOWN | (adj == -1000 ? HISTORY_PROC_OOM_PROTECTED : 0);
+}
+
+static uint8
+reading_oom_flags(const procmem_reading *s)
+{
+	return oom_flags(!(s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)), s->oom_score_adj);
+}
+
 static void
 remember(cached *c, const history_process *p, const char *title)
 {
@@ -353,19 +367,26 @@ reusable(sample_state *st, pid_t pid, procmem_membership kind, const procfs_stat
 	return c;
 }
 
-/* The oom_score alone, for reused figures: another process can set its adj */
+/*
+ * The oom_score and oom_score_adj alone, for reused figures: another process
+ * can set its adj; *flags: oom_flags()
+ */
 static bool
-read_oom_score(pid_t pid, history_process *p)
+read_oom_score(pid_t pid, history_process *p, uint8 *flags)
 {
 	char		buf[32];
 	size_t		len;
-	int64		v;
+	int64		v = 0;
 	procfs_result res = procfs_read_file(pid, "oom_score", buf, sizeof(buf), &len);
 
 	if (res == PROCFS_GONE)
 		return false;
 	p->oom_score = res == PROCFS_OK && procfs_parse_int(buf, len, &v) == 0 && v <= PG_INT32_MAX ?
 		(int32) v : HISTORY_NO_SCORE;
+	res = procfs_read_file(pid, "oom_score_adj", buf, sizeof(buf), &len);
+	if (res == PROCFS_GONE)
+		return false;
+	*flags = oom_flags(res == PROCFS_OK && procfs_parse_int(buf, len, &v) == 0, v);
 	return true;
 }
 
@@ -404,6 +425,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	const cached *c = NULL;
 	reuse_mark	mark;
 	bool		gone = false;
+	uint8		oom = 0;		/* oom_flags() */
 	char		title[HISTORY_TYPE_LEN] = "";
 
 	w = bsearch(&key, st->who, st->nwho, sizeof(who), procmem_pid_cmp);
@@ -425,7 +447,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 
 		p->rss = c->rss;
 		res = reread_rss(st, pid, &p->rss);
-		if (res == PROCFS_GONE || !read_oom_score(pid, p))
+		if (res == PROCFS_GONE || !read_oom_score(pid, p, &oom))
 		{
 			st->n--;
 			return false;
@@ -451,6 +473,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 			return false;
 		}
 		put_reading(p, &s);
+		oom = reading_oom_flags(&s);
 		if (o.want_cmdline)
 			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
 		if (c)
@@ -483,10 +506,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	if (t)
 		p->settings = t->settings;
 	/* after the settings, which it shares room with */
-	if (c && !check_reuse)
-		p->settings.entry_flags = HISTORY_PROC_REUSED;
-	else
-		p->settings.entry_flags = 0;
+	p->settings.entry_flags = (c && !check_reuse ? HISTORY_PROC_REUSED : 0) | oom;
 
 	if (w)
 	{
@@ -644,7 +664,7 @@ read_reused_again(sample_state *st)
 				!procmem_read_member(e->pid, st->kinds[i], &id, &o, &s))
 				continue;
 			put_reading(p, &s);
-			p->settings.entry_flags = 0;
+			p->settings.entry_flags = reading_oom_flags(&s);
 			st->reads[i].read_ms = st->at_ms;
 			remember(&st->reads[i], p, st->reads[i].title);
 		}

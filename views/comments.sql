@@ -309,6 +309,27 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_history.maintenance_work_mem_source IS 'where maintenance_work_mem was set, as pg_settings.source names it';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_protected IS
+'true: its oom_score_adj was -1000 at the sample (the OOM killer never takes it); NULL when unread, and in samples of older builds';
+
+-- pg_procmem_latest
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.pid IS 'process id';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.backend_type IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.datname IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.usename IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.application_name IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.state IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.overhead IS 'bytes: as in pg_procmem_backends, at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.private_anon IS 'bytes: as in pg_procmem_backends, at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.page_tables IS 'bytes: its page tables at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.rss IS 'bytes: its resident set at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.swap IS 'bytes: its memory in swap at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.context_bytes IS 'bytes: its memory contexts as last published before read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_score IS 'the OOM killer''s score at read_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_protected IS 'true: its oom_score_adj is -1000 (the OOM killer never takes it); NULL when unreadable';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.read_at IS 'when the figures were read: the sample''s time, or the statement''s for a live read';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.source IS 'sample: the memory history''s newest sample; live: read now from /proc';
 
 -- pg_procmem_guard_actions
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.acted_at IS 'when the guard signalled the backend, or when the backend passed its own limit';

@@ -35,7 +35,8 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
-	OUT reused boolean)
+	OUT reused boolean,
+	OUT oom_protected boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

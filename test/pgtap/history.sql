@@ -1,4 +1,4 @@
--- The memory history's pressure and reused columns: appended to the views,
+-- The memory history's pressure, reused and oom_protected columns: appended to the views,
 -- and consistent with the process rows they count. A sample reuses the
 -- figures of a process that slept since the one before when no process of
 -- the server started or exited in between and no page moved on the machine
@@ -17,8 +17,8 @@ CREATE FUNCTION pg_temp.columns_after(v regclass, n integer) RETURNS text LANGUA
 	SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 	FROM pg_attribute WHERE attrelid = v AND attnum > n AND NOT attisdropped $$;
 
-SELECT is(pg_temp.columns_after('pg_procmem_history', 28), 'reused boolean',
-	'pg_procmem_history ends with reused');
+SELECT is(pg_temp.columns_after('pg_procmem_history', 28), 'reused boolean, oom_protected boolean',
+	'pg_procmem_history ends with reused and oom_protected');
 SELECT is(pg_temp.columns_after('pg_procmem_history_system', 16),
 	'pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint, reused integer',
 	'pg_procmem_history_system ends with the pressure columns and reused');

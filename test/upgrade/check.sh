@@ -86,6 +86,9 @@ read_everything() {
 		f:pg_procmem_crash_facts) out=$(sql "$1" "SELECT same_group AND running_overhead IS NULL AND room = 100
 			FROM pg_procmem_crash_facts('client backend', 'a', 'b', 5, '2026-01-01 00:00', '2026-01-01 00:01',
 			300, 200, 'client backend', 'a', 'b')" 2>&1) && [ "$out" = t ] ;;
+		# a sample 20 s old at the default interval stands for now; one 30 s old does not
+		f:pg_procmem_sample_fresh) out=$(sql "$1" "SELECT pg_procmem_sample_fresh(now() - interval '20 s', '10s', now())
+			AND NOT pg_procmem_sample_fresh(now() - interval '30 s', '10s', now())" 2>&1) && [ "$out" = t ] ;;
 		# the size type's functions: sizes read, printed, sorted, compared and hashed
 		f:pg_procmem_size*) out=$(sql "$1" "SELECT string_agg(s::text, ', ' ORDER BY s) = '983 kB, 11 MB, 11 MB'
 			AND count(DISTINCT s) = 2 AND bool_and(s > '1 kB')
