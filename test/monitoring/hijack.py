@@ -14,6 +14,7 @@ schema qualifications stripped (what 1.1.0 shipped) do call a decoy.
 
     python3 test/monitoring/hijack.py EXPORTER_BINARY   ('' skips the exporter run)
 """
+import json
 import os
 import re
 import shutil
