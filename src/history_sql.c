@@ -189,6 +189,8 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 	history_entry *chunk;
 	uint32		n;
 	int64		sample = 0;		/* the number of the sample being read */
+	int64		expected = -1;	/* newest: the process entries its sample kept */
+	int64		returned = 0;	/* ... and those put in the result set */
 	MemoryContext rows_cxt, old_cxt;
 
 	Assert(ncols <= ENTRY_MAX_NCOLS);
@@ -209,6 +211,8 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 		if (newest && chunk[0].kind == HISTORY_SYSTEM &&
 			chunk[0].u.sys.run_started != history_run_started())
 			break;
+		if (newest && expected < 0 && chunk[0].kind == HISTORY_SYSTEM)
+			expected = Max(chunk[0].u.sys.kept, 0);
 		for (uint32 k = 0; k < n; k++)
 		{
 			Datum		values[ENTRY_MAX_NCOLS];
@@ -225,10 +229,18 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 			i = put(values, nulls, i, &chunk[k]);
 			Assert(i == ncols);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			returned++;
 		}
 		MemoryContextReset(rows_cxt);
 		CHECK_FOR_INTERRUPTS();
 	}
+	/*
+	 * The newest sample overwritten while it was being read (a ring little
+	 * larger than one sample): its first rows alone would pass for every
+	 * process. None instead.
+	 */
+	if (newest && returned != expected && expected >= 0)
+		tuplestore_clear(rsinfo->setResult);
 	MemoryContextSwitchTo(old_cxt);
 	MemoryContextDelete(rows_cxt);
 	pfree(chunk);
