@@ -375,6 +375,7 @@ from_sample(history_crash *c)
 		memcpy(c->datname, p->datname, sizeof(c->datname));
 		memcpy(c->application_name, p->application_name, sizeof(c->application_name));
 		c->settings = p->settings;
+		c->settings.entry_flags = 0;	/* a process entry's own flags */
 	}
 	if (c->backend_type[0] == '\0')
 		memcpy(c->backend_type, p->backend_type, sizeof(c->backend_type));
@@ -449,6 +450,7 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 			g.largest = p->overhead;
 			g.largest_pid = e[i]->pid;
 			g.settings = p->settings;
+			g.settings.entry_flags = 0;
 		}
 	}
 	consider_group(c, &g);
