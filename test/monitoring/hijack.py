@@ -253,6 +253,8 @@ def check(binary, tmp):
        "control: the %d queries that call a function, operator or cast call a decoy "
        "once those are unqualified" % tried, "not caught: %s" % caught)
 
+    check_bindings(tools)
+
     for name, sql in tools:
         before = calls()
         got, err = attempt(sql)
@@ -281,6 +283,60 @@ def check(binary, tmp):
        "\n".join(l for l in log.splitlines() if "level=ERROR" in l)[-2000:])
     ok(calls() == before, "postgres_exporter (its own queries too) called no decoy",
        "%d decoy calls" % (calls() - before))
+
+
+# The objects a view depends on that belong to the database's owner (in a
+# schema he owns, and not pg_procmem's own): run as the monitoring role.
+BOUND = """
+SELECT pg_catalog.format('%s %s', c.relname, d.refobjid) AS object
+FROM pg_catalog.pg_depend AS d
+     JOIN pg_catalog.pg_rewrite AS r ON r.oid OPERATOR(pg_catalog.=) d.objid
+     JOIN pg_catalog.pg_class AS c ON c.oid OPERATOR(pg_catalog.=) d.refclassid
+WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+  AND r.ev_class OPERATOR(pg_catalog.=) 'pg_temp.hijack_static'::pg_catalog.regclass
+  AND COALESCE((SELECT p.pronamespace FROM pg_catalog.pg_proc AS p WHERE p.oid OPERATOR(pg_catalog.=) d.refobjid
+                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass),
+               (SELECT o.oprnamespace FROM pg_catalog.pg_operator AS o WHERE o.oid OPERATOR(pg_catalog.=) d.refobjid
+                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass),
+               (SELECT t.typnamespace FROM pg_catalog.pg_type AS t WHERE t.oid OPERATOR(pg_catalog.=) d.refobjid
+                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass),
+               (SELECT k.relnamespace FROM pg_catalog.pg_class AS k WHERE k.oid OPERATOR(pg_catalog.=) d.refobjid
+                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass))
+      OPERATOR(pg_catalog.=) ANY (SELECT n.oid FROM pg_catalog.pg_namespace AS n
+                                  JOIN pg_catalog.pg_roles AS o ON o.oid OPERATOR(pg_catalog.=) n.nspowner
+                                  WHERE o.rolname OPERATOR(pg_catalog.=) 'OWNER')
+  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend AS e
+                  WHERE e.classid OPERATOR(pg_catalog.=) d.refclassid
+                    AND e.objid OPERATOR(pg_catalog.=) d.refobjid
+                    AND e.deptype OPERATOR(pg_catalog.=) 'e')
+""".replace("'OWNER'", "'%s'" % OWNER)
+
+
+def bindings(sql):
+    """What sql binds to among the owner's objects, as the monitoring role under
+    his search_path, whether or not it would return rows (a view of it); or
+    the error."""
+    view = "CREATE TEMP VIEW hijack_static AS " + sql.strip().rstrip(";")
+    try:
+        return [r["object"] for r in rows(BOUND, AS_MONITOR, setup=(view,))]
+    except subprocess.CalledProcessError as e:
+        return ["error: " + e.stderr.strip()[:300]]
+
+
+def check_bindings(tools):
+    """The calls counted above only show what ran: an expression over rows
+    that do not exist (no crash yet, no guard action) runs nothing. What a
+    query binds to is fixed before it runs."""
+    bound = ["%s: %s" % (name, b) for name, sql in tools for b in bindings(sql)]
+    ok(not bound, "every query binds to none of the owner's objects, rows or none (a view of each, "
+       "as %s)" % MONITOR, "\n".join(bound[:20]))
+    stripped = [name for name, sql in tools if unqualified_calls(sql) != sql]
+    missed = [name for name, sql in tools if unqualified_calls(sql) != sql
+              and not any(b.startswith(("pg_proc", "pg_operator", "pg_type")) or decoy_failed(b)
+                          for b in bindings(unqualified_calls(sql)))]
+    ok(len(stripped) >= 5 and not missed,
+       "control: the %d queries with functions, operators or casts bind to his once those are unqualified"
+       % len(stripped), "not bound: %s" % missed)
 
 
 def check_rename(tools):
