@@ -1,4 +1,5 @@
--- Made by scripts/monitoring from monitoring/metrics.toml. pg_procmem's processes per backend type, from the sampler's newest sample (a live read without it)
+-- Made by scripts/monitoring from monitoring/metrics.toml.
+-- pg_procmem_backend_type: the server's processes per backend type, from the sampler's newest sample (a live read without it)
 SELECT backend_type, pg_catalog.count(*) AS processes,
        pg_catalog.sum(overhead)::bigint AS overhead_bytes,
        pg_catalog.sum(page_tables)::bigint AS page_tables_bytes,

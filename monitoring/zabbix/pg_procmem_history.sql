@@ -1,4 +1,5 @@
--- Made by scripts/monitoring from monitoring/metrics.toml. the memory history: its samples, the sampler's cost, the crash restarts it saw
+-- Made by scripts/monitoring from monitoring/metrics.toml.
+-- pg_procmem_history: the memory history: its samples, the sampler's cost, the crash restarts it saw
 SELECT m.samples,
        m.span_seconds,
        m.last_sample_seconds,

@@ -1,4 +1,5 @@
--- Made by scripts/monitoring from monitoring/metrics.toml. huge pages: the machine's pool, whether the server uses it, what page tables it would save
+-- Made by scripts/monitoring from monitoring/metrics.toml.
+-- pg_procmem_hugepages: huge pages: the machine's pool, whether the server uses it, what page tables it would save
 SELECT m.huge_pages,
        m.hugepages_configured,
        m.hugepages_free,

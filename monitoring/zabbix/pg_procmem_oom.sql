@@ -1,4 +1,5 @@
--- Made by scripts/monitoring from monitoring/metrics.toml. the OOM killer's view of the server's processes, per backend type
+-- Made by scripts/monitoring from monitoring/metrics.toml.
+-- pg_procmem_oom: the OOM killer's view of the server's processes, per backend type
 SELECT backend_type, pg_catalog.count(*) AS processes,
        pg_catalog.max(oom_score) AS max_oom_score, pg_catalog.min(rank) AS best_rank,
        pg_catalog.count(*) FILTER (WHERE oom_protected) AS protected

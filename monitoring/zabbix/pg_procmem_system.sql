@@ -1,4 +1,5 @@
--- Made by scripts/monitoring from monitoring/metrics.toml. the machine's memory and the server's memory cgroup
+-- Made by scripts/monitoring from monitoring/metrics.toml.
+-- pg_procmem_system: the machine's memory and the server's memory cgroup
 SELECT m.mem_total_bytes,
        m.mem_available_bytes,
        m.page_tables_bytes,
