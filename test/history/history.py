@@ -404,6 +404,13 @@ def outgrown():
            "a sample of %s processes into a 107-entry ring: 106 kept, said once in the log" % processes,
            (k, lines))
         ok(k and k[0]["big"] == "1", "... the backend holding the most among them", k)
+        latest = rows("SELECT (SELECT count(*) FROM pg_procmem_history_latest(true)) AS newest, "
+                      "(SELECT array_agg(DISTINCT source) FROM pg_procmem_latest) AS source, "
+                      "(SELECT count(*) FROM pg_procmem_latest) AS n")
+        ok(latest and latest[0]["newest"] == "0" and latest[0]["source"] == "{live}"
+           and int(latest[0]["n"]) > 110,
+           "a cut sample does not pass for every process: pg_procmem_history_latest() has no rows, "
+           "pg_procmem_latest reads all %s live" % (latest and latest[0]["n"]), latest)
     finally:
         end_sessions("history-")
         for p in many + [big]:
