@@ -12,7 +12,7 @@
 -- view of your own over one of them makes this update fail instead of
 -- silently dropping it; drop it, update, and create it again).
 --
--- new columns: the history's pressure and reused figures
+-- new columns: the history's pressure, reused and oom_protected figures
 -- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
 -- advice reads the history, so it is created again too; the accounting's
 -- cgroup make-up (pg_procmem_accounting)
@@ -697,7 +697,7 @@ AS 'MODULE_PATHNAME', 'pg_procmem_history_latest'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION pg_procmem_history_latest(boolean) IS
-'the memory history''s newest sample, if this run of the server took it: every process, as pg_procmem_history_processes shows it';
+'the memory history''s newest sample, if this run of the server took it and it holds every process (not cut to fit the ring nor overwritten while read): its processes, as pg_procmem_history_processes shows them';
 
 -- Whether a sample taken at sampled_at may stand for the processes at time
 -- at: sampling is on (an interval above 0), and the sample is at most two

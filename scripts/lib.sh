@@ -277,8 +277,8 @@ ensure_datadog_venv() {
 		rm -rf "$venv"
 		python3 -m venv "$venv" >&2 || return 1
 		"$venv/bin/pip" install -q --cache-dir "$REPO/.cache/pypi" \
-			"datadog-checks-base==$DATADOG_CHECKS_BASE_VERSION" lazy-loader python-dateutil cachetools \
-			'psycopg[binary]' pyyaml >&2 || { rm -rf "$venv"; return 1; }
+			"datadog-checks-base==$DATADOG_CHECKS_BASE_VERSION" lazy-loader==0.6 python-dateutil==4.0.0 \
+			cachetools==8.0.2 'psycopg[binary]==3.3.9' pyyaml==6.0.4 >&2 || { rm -rf "$venv"; return 1; }
 	fi
 	echo "$venv/bin/python"
 }

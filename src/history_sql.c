@@ -177,7 +177,8 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
  * The rows of one of the history's functions: one per entry of the kind,
  * oldest first: its sample's number and time, then what put() puts (ncols
  * columns in all). newest: of the newest sample alone, and only if this run
- * of the server took it.
+ * of the server took it whole: none for a sample cut to fit the ring or
+ * overwritten while it was read.
  */
 static Datum
 history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
@@ -261,8 +262,8 @@ pg_procmem_history_processes(PG_FUNCTION_ARGS)
 
 /*
  * pg_procmem_history_latest(missing_ok) - every process at the newest
- * sample, if this run of the server took it: what a scrape reads instead
- * of /proc
+ * sample, if this run of the server took it and it holds them all (see
+ * history_rows): what a scrape reads instead of /proc
  */
 Datum
 pg_procmem_history_latest(PG_FUNCTION_ARGS)

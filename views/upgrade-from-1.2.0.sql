@@ -12,7 +12,7 @@
 -- view of your own over one of them makes this update fail instead of
 -- silently dropping it; drop it, update, and create it again).
 --
--- new columns: the history's pressure and reused figures
+-- new columns: the history's pressure, reused and oom_protected figures
 -- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
 -- advice reads the history, so it is created again too; the accounting's
 -- cgroup make-up (pg_procmem_accounting)

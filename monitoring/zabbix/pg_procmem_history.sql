@@ -7,19 +7,18 @@ SELECT m.samples,
        m.last_crash_time_seconds,
        m.crashes_last_hour
 FROM (
-SELECT pg_catalog.count(*) AS samples,
-       COALESCE(pg_catalog.date_part('epoch', (pg_catalog.array_agg(s.sampled_at ORDER BY s.sample DESC))[1]
-                OPERATOR(pg_catalog.-) (pg_catalog.array_agg(s.sampled_at ORDER BY s.sample))[1]), 0) AS span_seconds,
-       (pg_catalog.array_agg(s.sample_ms ORDER BY s.sample DESC))[1] AS last_sample_ms,
-       (pg_catalog.array_agg(s.sample_ms ORDER BY s.sample DESC))[1] OPERATOR(pg_catalog./) 1000 AS last_sample_seconds,
-       (SELECT COALESCE(pg_catalog.max(c.number), 0)
-        FROM public.pg_procmem_crash_log(true) AS c) AS crash_restarts,
-       (SELECT COALESCE(pg_catalog.max(c.number), 0)
-        FROM public.pg_procmem_crash_log(true) AS c) AS crash_restarts_total,
-       (SELECT pg_catalog.date_part('epoch', pg_catalog.max(c.crashed_at))
-        FROM public.pg_procmem_crash_log(true) AS c) AS last_crash_time_seconds,
-       (SELECT pg_catalog.count(*) FROM public.pg_procmem_crash_log(true) AS c
-        WHERE c.crashed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '1 hour'::interval))
-           AS crashes_last_hour
-FROM public.pg_procmem_history_system_samples(true) AS s
+SELECT s.samples, s.span_seconds, s.last_sample_ms,
+       s.last_sample_ms OPERATOR(pg_catalog./) 1000 AS last_sample_seconds,
+       c.crash_restarts, c.crash_restarts AS crash_restarts_total,
+       c.last_crash_time_seconds, c.crashes_last_hour
+FROM (SELECT pg_catalog.count(*) AS samples,
+             COALESCE(pg_catalog.date_part('epoch', (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample DESC))[1]
+                      OPERATOR(pg_catalog.-) (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample))[1]), 0) AS span_seconds,
+             (pg_catalog.array_agg(h.sample_ms ORDER BY h.sample DESC))[1] AS last_sample_ms
+      FROM public.pg_procmem_history_system_samples(true) AS h) AS s,
+     (SELECT COALESCE(pg_catalog.max(k.number), 0) AS crash_restarts,
+             pg_catalog.date_part('epoch', pg_catalog.max(k.crashed_at)) AS last_crash_time_seconds,
+             pg_catalog.count(*) FILTER (WHERE k.crashed_at OPERATOR(pg_catalog.>)
+                                         (pg_catalog.now() OPERATOR(pg_catalog.-) '1 hour'::interval)) AS crashes_last_hour
+      FROM public.pg_procmem_crash_log(true) AS k) AS c
 ) AS m

@@ -16,7 +16,7 @@ import time
 from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,
                      wait_until, grows, session, close, end_sessions, pid_of, sampler_pid, crash, own_io,
                      write_history)
-from tap import ok, done, rows, value, execute, PSQL
+from tap import ok, skip, done, rows, value, execute, PSQL
 
 
 def script_rows(script):
@@ -376,6 +376,50 @@ def wrap():
             close(p)
 
 
+def protected():
+    """oom_protected follows a process's oom_score_adj, in the history and in
+    pg_procmem_latest (reused figures too: the sampler reads it again)."""
+    pm = int(value("SELECT pid FROM pg_procmem_backends WHERE backend_type = 'postmaster'"))
+    path = "/proc/%d/oom_score_adj" % pm
+    with open(path) as f:
+        old = f.read().strip()
+
+    def state():
+        n = newest()
+        wait_until(lambda: newest() >= n + 3, 20)
+        return (rows("SELECT sample, oom_protected, reused FROM pg_procmem_history WHERE pid = %d "
+                     "ORDER BY sample DESC LIMIT 2" % pm),
+                rows("SELECT oom_protected, source FROM pg_procmem_latest WHERE pid = %d" % pm))
+
+    hist, latest = state()
+    figures = rows("SELECT count(*) AS n, count(*) FILTER (WHERE reused) AS reused, "
+                   "count(*) FILTER (WHERE oom_protected IS NOT NULL) AS known, "
+                   "count(*) FILTER (WHERE oom_protected) AS protected FROM pg_procmem_history "
+                   "WHERE sample > (SELECT max(sample) - 2 FROM pg_procmem_history_system)")[0]
+    ok(int(figures["n"]) > 0 and figures["known"] == figures["n"],
+       "oom_protected is known for every process of the last two samples, reused figures (%s) included"
+       % figures["reused"], figures)
+    try:
+        with open(path, "w") as f:
+            f.write("-1000")
+    except PermissionError:
+        skip(2, "lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
+        return
+    try:
+        hist, latest = state()
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+    ok(len(hist) == 2 and all(r["oom_protected"] == "t" for r in hist)
+       and latest == [{"oom_protected": "t", "source": "sample"}],
+       "the postmaster at oom_score_adj -1000: oom_protected in its last two samples and in pg_procmem_latest",
+       (hist, latest))
+    hist, latest = state()
+    ok(len(hist) == 2 and all(r["oom_protected"] == "f" for r in hist)
+       and latest == [{"oom_protected": "f", "source": "sample"}],
+       "back at %s: not protected, in the samples since and in pg_procmem_latest" % old, (hist, latest))
+
+
 def outgrown():
     """A sample larger than the ring: the processes holding the most, said once."""
     stop()
@@ -429,6 +473,7 @@ def main():
     intervals()
     statement_text()
     settings()
+    protected()
     pid = crashed()
     logger_first()
     restarts(pid)
