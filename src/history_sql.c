@@ -208,16 +208,18 @@ history_rows(FunctionCallInfo fcinfo, const int *shapes, int nshapes, int ncols,
 		history_cursor_open(&cursor);
 	while ((n = history_cursor_read(&cursor, chunk, CHUNK, kind == HISTORY_SYSTEM)) > 0)
 	{
-		/* a sample loaded from the file: another run's processes */
-		if (newest && chunk[0].kind == HISTORY_SYSTEM &&
-			chunk[0].u.sys.run_started != history_run_started())
-			break;
-		/* a sample cut to fit the ring holds some processes only: none */
-		if (newest && expected < 0 && chunk[0].kind == HISTORY_SYSTEM &&
-			chunk[0].u.sys.kept < chunk[0].u.sys.processes)
-			break;
 		if (newest && expected < 0 && chunk[0].kind == HISTORY_SYSTEM)
-			expected = Max(chunk[0].u.sys.kept, 0);
+		{
+			const history_system *sys = &chunk[0].u.sys;
+
+			/*
+			 * None of a sample loaded from the file (another run's
+			 * processes), or of one cut to fit the ring (some processes only)
+			 */
+			if (sys->run_started != history_run_started() || sys->kept < sys->processes)
+				break;
+			expected = sys->kept;
+		}
 		for (uint32 k = 0; k < n; k++)
 		{
 			Datum		values[ENTRY_MAX_NCOLS];

@@ -367,6 +367,17 @@ reusable(sample_state *st, pid_t pid, procmem_membership kind, const procfs_stat
 	return c;
 }
 
+/* One number of /proc/PID/name into *v: PROCFS_UNREADABLE when it is not one */
+static procfs_result
+read_int(pid_t pid, const char *name, int64 *v)
+{
+	char		buf[32];
+	size_t		len;
+	procfs_result res = procfs_read_file(pid, name, buf, sizeof(buf), &len);
+
+	return res == PROCFS_OK && procfs_parse_int(buf, len, v) != 0 ? PROCFS_UNREADABLE : res;
+}
+
 /*
  * The oom_score and oom_score_adj alone, for reused figures: another process
  * can set its adj; *flags: oom_flags()
@@ -374,19 +385,15 @@ reusable(sample_state *st, pid_t pid, procmem_membership kind, const procfs_stat
 static bool
 read_oom_score(pid_t pid, history_process *p, uint8 *flags)
 {
-	char		buf[32];
-	size_t		len;
-	int64		v = 0;
-	procfs_result res = procfs_read_file(pid, "oom_score", buf, sizeof(buf), &len);
+	int64		score = 0,
+				adj = 0;
+	procfs_result res_score = read_int(pid, "oom_score", &score);
+	procfs_result res_adj = read_int(pid, "oom_score_adj", &adj);
 
-	if (res == PROCFS_GONE)
+	if (res_score == PROCFS_GONE || res_adj == PROCFS_GONE)
 		return false;
-	p->oom_score = res == PROCFS_OK && procfs_parse_int(buf, len, &v) == 0 && v <= PG_INT32_MAX ?
-		(int32) v : HISTORY_NO_SCORE;
-	res = procfs_read_file(pid, "oom_score_adj", buf, sizeof(buf), &len);
-	if (res == PROCFS_GONE)
-		return false;
-	*flags = oom_flags(res == PROCFS_OK && procfs_parse_int(buf, len, &v) == 0, v);
+	p->oom_score = res_score == PROCFS_OK && score <= PG_INT32_MAX ? (int32) score : HISTORY_NO_SCORE;
+	*flags = oom_flags(res_adj == PROCFS_OK, adj);
 	return true;
 }
 
