@@ -88,6 +88,15 @@ check "every change-counter increment is in write_begin or write_end" \
 while read -r sum file; do
 	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'
 done <test/released-scripts.sha256
+# tools.py keeps the released postgres_exporter names from a copy; where
+# the tag is there, the copy is what was released
+for dir in test/fixtures/released-v*/postgres_exporter; do
+	tag=${dir#test/fixtures/released-}; tag=${tag%%/*}
+	git rev-parse -q --verify "refs/tags/$tag" >/dev/null 2>&1 || continue
+	for f in "$dir"/*; do
+		check "$f is $tag's" 'git show "$tag:monitoring/postgres_exporter/${f##*/}" | cmp -s - "$f"'
+	done
+done
 # the tree keeps its maps: every test folder in test/README.md, every
 # PostgreSQL-version difference in compat.h
 for dir in $(find test -mindepth 1 -maxdepth 1 -type d | sort); do
