@@ -247,15 +247,22 @@ free_port() {
 
 psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }
 
-# Prometheus postgres_exporter, built once from the Go module proxy into the
-# ignored .cache (its release binaries live on GitHub, which this machine
-# can't reach). Prints the binary's path; fails if Go is missing or too old.
+# Prometheus postgres_exporter for the monitoring suite; prints the binary's
+# path. Built once from the Go module proxy into the ignored .cache (its
+# release binaries live on GitHub, which this machine can't reach) where a
+# Go of at least 1.21 is installed (/usr/local/go counts); elsewhere, as on
+# a fresh Debian 12 whose golang-go is 1.19, Debian's own
+# prometheus-postgres-exporter (see debian_postgres_exporter).
 POSTGRES_EXPORTER_VERSION=${POSTGRES_EXPORTER_VERSION:-v0.19.1}
 ensure_postgres_exporter() {
 	local bin=$REPO/.cache/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir
 	if [ ! -x "$bin" ]; then
 		command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
-		command -v go >/dev/null || ensure_packages golang-go >&2
+		if ! go_at_least 1.21; then
+			log "no Go 1.21 or later here: Debian's prometheus-postgres-exporter instead of $POSTGRES_EXPORTER_VERSION"
+			debian_postgres_exporter
+			return
+		fi
 		log "building postgres_exporter $POSTGRES_EXPORTER_VERSION with $(go version)"
 		dir=$(go mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
 			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p') || return 1
@@ -263,6 +270,28 @@ ensure_postgres_exporter() {
 		(cd "$dir" && GOFLAGS=-buildvcs=false go build -o "$bin" ./cmd/postgres_exporter) >&2 || return 1
 	fi
 	echo "$bin"
+}
+
+# go_at_least 1.N: the go on PATH is Go 1.N or later.
+go_at_least() {
+	local v
+	v=$(go env GOVERSION 2>/dev/null) || return 1
+	v=${v#go1.}
+	[ "${v%%.*}" -ge "${1#1.}" ] 2>/dev/null
+}
+
+# Debian's prometheus-postgres-exporter package (0.11.1 on Debian 12),
+# unpacked into .cache rather than installed: installing it would start a
+# service on a machine with systemd. Prints the binary's path.
+debian_postgres_exporter() {
+	local dir=$REPO/.cache/debian-postgres-exporter deb
+	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
+		(cd "$dir/deb" && apt-get download -q prometheus-postgres-exporter >&2 ||
+			{ apt-get update -q >&2 && apt-get download -q prometheus-postgres-exporter >&2; }) || return 1
+		deb=$(ls "$dir"/deb/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$dir" || return 1
+	fi
+	echo "$dir/usr/bin/prometheus-postgres-exporter"
 }
 
 # A venv with the Datadog Agent's check toolkit (datadog-checks-base and the

@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute, meminfo, drop_role
+from tap import ok, skip, section, done, rows, value, execute, meminfo, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 QUERIES = os.path.join(REPO, "monitoring", "postgres_exporter")
@@ -88,18 +88,39 @@ def main():
     if not binary or not os.access(binary, os.X_OK):
         skip(PLANNED, "postgres_exporter could not be built here (needs Go >= 1.21 and the Go module proxy)")
         done()
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True)
+    print("# " + (version.stdout + version.stderr).strip().splitlines()[0])
     execute("DROP ROLE IF EXISTS %s; CREATE ROLE %s LOGIN IN ROLE pg_monitor" % (ROLE, ROLE))
     # two idle sessions, for the headroom's idle overhead
     idle = [subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-q"], stdin=subprocess.PIPE)
             for _ in range(2)]
     try:
-        check(binary)
+        sample_after_sessions()
+        with section(PLANNED, "postgres_exporter"):
+            check(binary)
     finally:
         for p in idle:
             p.stdin.close()
             p.wait(10)
         drop_role(ROLE)
     done()
+
+
+def sample_after_sessions():
+    """Where pg_procmem is preloaded, the scrape tier reads the sampler's
+    newest sample: wait for one taken after the idle sessions connected (at
+    most two intervals), so that its per-type counts can be compared with a
+    live read. No sample (not preloaded): the scrape reads live."""
+    for _ in range(300):
+        if int(value("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                     "AND pid <> pg_backend_pid()")) >= 2:
+            break
+        time.sleep(0.1)
+    since = value("SELECT statement_timestamp()")
+    for _ in range(300):
+        if value("SELECT count(*) = 0 OR max(sampled_at) > '%s' FROM pg_procmem_history_latest(true)" % since) == "t":
+            break
+        time.sleep(0.1)
 
 
 def check(binary):
