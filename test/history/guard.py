@@ -49,7 +49,7 @@ import tempfile
 import time
 
 from cluster import PG_BIN, LOG, Recorder, wait_until, session, close, cgroup_memory_limit, crash
-from tap import ok, skip, done, rows, value, execute
+from tap import ok, section, skip_rest, done, rows, value, execute
 
 CGROUP = os.environ.get("GUARD_CGROUP", "")
 LIMIT = 1536 << 20
@@ -405,53 +405,52 @@ def pgbench(seconds):
 
 
 def main():
-    if not CGROUP:
-        skip(19 + 11 * RUNS, "no memory cgroup could be made for the server here")
-        done()
-    for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
-        if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
-            execute("CREATE ROLE %s LOGIN%s" % (role, extra))
-    execute("ALTER ROLE %s SET pg_procmem.max_backend_memory = '150MB'" % LIMITED)
-    set_guard("on", 90)
-    backend_limit()
-    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
-    started = run_started()
-    load = pgbench(55 * RUNS)
-    kills = oom_kills()
-    try:
+    with section(19 + 11 * RUNS, "guard"):
+        if not CGROUP:
+            skip_rest("no memory cgroup could be made for the server here")
+        for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
+            if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
+                execute("CREATE ROLE %s LOGIN%s" % (role, extra))
+        execute("ALTER ROLE %s SET pg_procmem.max_backend_memory = '150MB'" % LIMITED)
+        set_guard("on", 90)
+        backend_limit()
+        subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
+        started = run_started()
+        load = pgbench(55 * RUNS)
+        kills = oom_kills()
+        try:
+            cgroup_memory_limit(CGROUP, LIMIT)
+            found = []
+            for run in range(RUNS):
+                if RUNS > 1:
+                    print("# run %d of %d" % (run + 1, RUNS))
+                found += (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
+                          temp_sessions())
+        finally:
+            cgroup_memory_limit(CGROUP, None)
+        out, _ = load.communicate(timeout=55 * RUNS + 120)
+        failed = re.search(r"number of failed transactions: (\d+)", out)
+        ok(load.returncode == 0 and (failed is None or failed.group(1) == "0") and "aborted" not in out,
+           "pgbench ran its 100 clients to the end with no failed transaction", out)
+        ok(not [x for x in found if x["application_name"] == "pgbench"],
+           "the guard acted on no pgbench connection", found)
+        ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
+        ok(run_started() == started, "no crash restart: the checkpointer started at %s" % started)
+        advice()
+        survives()
         cgroup_memory_limit(CGROUP, LIMIT)
-        found = []
-        for run in range(RUNS):
-            if RUNS > 1:
-                print("# run %d of %d" % (run + 1, RUNS))
-            found += (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
-                      temp_sessions())
-    finally:
-        cgroup_memory_limit(CGROUP, None)
-    out, _ = load.communicate(timeout=55 * RUNS + 120)
-    failed = re.search(r"number of failed transactions: (\d+)", out)
-    ok(load.returncode == 0 and (failed is None or failed.group(1) == "0") and "aborted" not in out,
-       "pgbench ran its 100 clients to the end with no failed transaction", out)
-    ok(not [x for x in found if x["application_name"] == "pgbench"],
-       "the guard acted on no pgbench connection", found)
-    ok(oom_kills() == kills, "the cgroup's OOM kill counter did not move (%s)" % kills)
-    ok(run_started() == started, "no crash restart: the checkpointer started at %s" % started)
-    advice()
-    survives()
-    cgroup_memory_limit(CGROUP, LIMIT)
-    try:
-        stuck()
-        if STEADY > 0:
-            page_cache()
-            steady()
-        else:
-            skip(2, "the checks for no false cancel run in the extras (GUARD_STEADY, PostgreSQL 15)")
-        dry_run()
-        guard_off()
-    finally:
-        cgroup_memory_limit(CGROUP, None)
+        try:
+            stuck()
+            with section(2, "no false cancel"):
+                if STEADY <= 0:
+                    skip_rest("the checks for no false cancel run in the extras (GUARD_STEADY, PostgreSQL 15)")
+                page_cache()
+                steady()
+            dry_run()
+            guard_off()
+        finally:
+            cgroup_memory_limit(CGROUP, None)
     done()
-
 
 
 main()

@@ -16,7 +16,7 @@ import time
 from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,
                      wait_until, grows, session, close, end_sessions, pid_of, sampler_pid, crash, own_io,
                      write_history)
-from tap import ok, skip, done, rows, value, execute, PSQL
+from tap import ok, section, skip_rest, done, rows, value, execute, PSQL
 
 
 def script_rows(script):
@@ -399,25 +399,25 @@ def protected():
     ok(int(figures["n"]) > 0 and figures["known"] == figures["n"],
        "oom_protected is known for every process of the last two samples, reused figures (%s) included"
        % figures["reused"], figures)
-    try:
-        with open(path, "w") as f:
-            f.write("-1000")
-    except PermissionError:
-        skip(2, "lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
-        return
-    try:
+    with section(2, "the postmaster at oom_score_adj -1000"):
+        try:
+            with open(path, "w") as f:
+                f.write("-1000")
+        except PermissionError:
+            skip_rest("lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
+        try:
+            hist, latest = state()
+        finally:
+            with open(path, "w") as f:
+                f.write(old)
+        ok(len(hist) == 2 and all(r["oom_protected"] == "t" for r in hist)
+           and latest == [{"oom_protected": "t", "source": "sample"}],
+           "the postmaster at oom_score_adj -1000: oom_protected in its last two samples and in pg_procmem_latest",
+           (hist, latest))
         hist, latest = state()
-    finally:
-        with open(path, "w") as f:
-            f.write(old)
-    ok(len(hist) == 2 and all(r["oom_protected"] == "t" for r in hist)
-       and latest == [{"oom_protected": "t", "source": "sample"}],
-       "the postmaster at oom_score_adj -1000: oom_protected in its last two samples and in pg_procmem_latest",
-       (hist, latest))
-    hist, latest = state()
-    ok(len(hist) == 2 and all(r["oom_protected"] == "f" for r in hist)
-       and latest == [{"oom_protected": "f", "source": "sample"}],
-       "back at %s: not protected, in the samples since and in pg_procmem_latest" % old, (hist, latest))
+        ok(len(hist) == 2 and all(r["oom_protected"] == "f" for r in hist)
+           and latest == [{"oom_protected": "f", "source": "sample"}],
+           "back at %s: not protected, in the samples since and in pg_procmem_latest" % old, (hist, latest))
 
 
 def outgrown():

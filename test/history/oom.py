@@ -32,7 +32,7 @@ import subprocess
 import time
 
 from cluster import PG_BIN, DATA, LOG, cgroup_memory_limit, wait_until, newest, session, close
-from tap import ok, skip, done, rows, value, execute, readme_questions, width
+from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
@@ -155,8 +155,7 @@ def report_of(out, pid):
 
 def check_hog(name, pid, query, user, app):
     if pid is None:
-        skip(3, "%s: the kernel killed nothing within 2 minutes" % name)
-        return
+        skip_rest("%s: the kernel killed nothing within 2 minutes" % name)
     r, widest = crash_question()
     block = report_of(r.stdout, pid)
     want = ["user %s" % user, "app %s" % app, "query: " + query[:40], "work_mem = 8GB (session)"]
@@ -195,8 +194,7 @@ def check_sessions():
     pid = incident("sessions", sessions)
     ok(pid is not None, "sessions: the kernel killed PID %s" % pid)
     if pid is None:
-        skip(2, "sessions: nothing was killed")
-        return
+        skip_rest("sessions: nothing was killed")
     r, widest = crash_question()
     group = re.search(r"%s/%s: (\d+) sessions held" % (ETL, ETL_APP), report_of(r.stdout, pid))
     ok(r.returncode == 0 and widest <= 80 and ("pid %d," % pid) in r.stdout and group
@@ -215,15 +213,22 @@ def check_sessions():
 
 
 def main():
+    with section(18, "oom"):
+        incidents()
+    done()
+
+
+def incidents():
     if not CGROUP:
-        skip(18, "no memory cgroup could be made for the server here")
-        done()
+        skip_rest("no memory cgroup could be made for the server here")
     for role in (DBA, HOG, ETL):
         if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
             execute("CREATE ROLE %s LOGIN%s" % (role, " IN ROLE pg_monitor" if role == DBA else ""))
     subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
 
-    if "slow" in INCIDENTS:
+    with section(5, "slow"):
+        if "slow" not in INCIDENTS:
+            skip_rest("slow: not in OOM_INCIDENTS")
         slow = SORT.format(pause=0.4, name="slow")
         pid = incident("slow", hog(0.4, "slow", HOG, HOG_APP))
         ok(pid is not None, "slow: the kernel killed PID %s" % pid)
@@ -232,24 +237,22 @@ def main():
         ok(len(h) >= 2 and int(h[-1]["overhead"]) > int(h[0]["overhead"]) + (50 << 20),
            "slow: pg_procmem_history has %d samples of its growth" % len(h), h)
         check_hog("slow", pid, slow, HOG, HOG_APP)
-    else:
-        skip(5, "slow: not in OOM_INCIDENTS")
 
     for name, pause in (("quick", 0.08), ("fast", 0)):
-        if name not in INCIDENTS:
-            skip(4, "%s: not in OOM_INCIDENTS" % name)
-            continue
-        # fast: one of pgbench's connections runs it (a pool's connection: the
-        # crash row must name it, not the pool it belongs to)
-        user, app = (HOG, HOG_APP) if name == "quick" else ("postgres", "pgbench")
-        pid = incident(name, hog(pause, name, user, app, after_sample=(name == "fast")))
-        ok(pid is not None, "%s: the kernel killed PID %s" % (name, pid))
-        check_hog(name, pid, SORT.format(pause=pause, name=name), user, app)
+        with section(4, name):
+            if name not in INCIDENTS:
+                skip_rest("%s: not in OOM_INCIDENTS" % name)
+            # fast: one of pgbench's connections runs it (a pool's connection: the
+            # crash row must name it, not the pool it belongs to)
+            user, app = (HOG, HOG_APP) if name == "quick" else ("postgres", "pgbench")
+            pid = incident(name, hog(pause, name, user, app, after_sample=(name == "fast")))
+            ok(pid is not None, "%s: the kernel killed PID %s" % (name, pid))
+            check_hog(name, pid, SORT.format(pause=pause, name=name), user, app)
 
-    if "sessions" in INCIDENTS:
+    with section(3, "sessions"):
+        if "sessions" not in INCIDENTS:
+            skip_rest("sessions: not in OOM_INCIDENTS")
         check_sessions()
-    else:
-        skip(3, "sessions: not in OOM_INCIDENTS")
     print("\n".join("# " + l for l in crash_question()[0].stdout.splitlines()))
 
     # the kill counter counts this server's kills, not the cgroup's life
@@ -268,7 +271,6 @@ def main():
                    preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(str(os.getpid())))
     ok(wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes") == n, 30),
        "after a clean restart the %s crash rows are still there" % n)
-    done()
 
 
 main()

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from cluster import PG_BIN, LOG, Recorder, cgroup_memory_limit, wait_until, newest, session, close, pid_of
-from tap import ok, skip, done, rows, value, execute, readme_questions, width
+from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width
 
 CGROUP = os.environ.get("PRESSURE_CGROUP", "")
 LIMIT = 1536 << 20
@@ -250,22 +250,22 @@ def hog():
 
 
 def main():
-    if not CGROUP:
-        skip(9, "no memory cgroup could be made for the server here")
-        done()
-    if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % DBA) == "0":
-        execute("CREATE ROLE %s LOGIN IN ROLE pg_monitor" % DBA)
-    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
-    load = pgbench()
-    try:
-        # after pgbench's connections: their start is growth the watch sees
-        cgroup_memory_limit(CGROUP, LIMIT)
-        page_cache()
-        hog()
-    finally:
-        cgroup_memory_limit(CGROUP, None)
-        load.terminate()
-        load.wait(30)
+    with section(9, "pressure"):
+        if not CGROUP:
+            skip_rest("no memory cgroup could be made for the server here")
+        if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % DBA) == "0":
+            execute("CREATE ROLE %s LOGIN IN ROLE pg_monitor" % DBA)
+        subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
+        load = pgbench()
+        try:
+            # after pgbench's connections: their start is growth the watch sees
+            cgroup_memory_limit(CGROUP, LIMIT)
+            page_cache()
+            hog()
+        finally:
+            cgroup_memory_limit(CGROUP, None)
+            load.terminate()
+            load.wait(30)
     done()
 
 

@@ -12,7 +12,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, execute, drop_role, value, meminfo
+from tap import ok, skip, section, done, execute, drop_role, value, meminfo
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 ROLE = "procmem_datadog"
@@ -86,7 +86,8 @@ def main():
     errors = Errors()
     logging.getLogger().addHandler(errors)
     try:
-        check(psycopg, AgentCheck, QueryManager, aggregator, errors)
+        with section(PLANNED, "datadog"):
+            check(psycopg, AgentCheck, QueryManager, aggregator, errors)
     finally:
         drop_role(ROLE)
     done()

@@ -25,7 +25,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "py"))
 sys.path.insert(0, HERE)
-from tap import ok, skip, done, rows, value, execute
+from tap import ok, section, skip_rest, done, rows, value, execute
 import grafana
 
 REPO = os.path.join(HERE, "..", "..")
@@ -268,21 +268,21 @@ def check(binary, tmp):
        "scripts/report: writes the page as %s, calls no decoy" % MONITOR,
        err or "%d decoy calls" % (calls() - before))
 
-    if not binary:
-        skip(3, "postgres_exporter could not be built here")
-        return
-    import exporter
-    execute("GRANT CONNECT ON DATABASE %s TO %s" % (DB, MONITOR))
-    before = calls()
-    m, log = exporter.scrape(binary, os.path.join(REPO, "monitoring", "postgres_exporter", "pg_procmem.yaml"),
-                             exporter.dsn(MONITOR, DB))
-    ok(exporter.one(m, "pg_up") == 1 and m.get("pg_procmem_backend_type_processes"),
-       "postgres_exporter with docs/monitoring.md's connection string: connected, pg_procmem series scraped",
-       log[-2000:])
-    ok("level=ERROR" not in log, "no query failed in the exporter's log",
-       "\n".join(l for l in log.splitlines() if "level=ERROR" in l)[-2000:])
-    ok(calls() == before, "postgres_exporter (its own queries too) called no decoy",
-       "%d decoy calls" % (calls() - before))
+    with section(3, "postgres_exporter"):
+        if not binary:
+            skip_rest("postgres_exporter could not be built here")
+        import exporter
+        execute("GRANT CONNECT ON DATABASE %s TO %s" % (DB, MONITOR))
+        before = calls()
+        m, log = exporter.scrape(binary, os.path.join(REPO, "monitoring", "postgres_exporter", "pg_procmem.yaml"),
+                                 exporter.dsn(MONITOR, DB))
+        ok(exporter.one(m, "pg_up") == 1 and m.get("pg_procmem_backend_type_processes"),
+           "postgres_exporter with docs/monitoring.md's connection string: connected, pg_procmem series scraped",
+           log[-2000:])
+        ok("level=ERROR" not in log, "no query failed in the exporter's log",
+           "\n".join(l for l in log.splitlines() if "level=ERROR" in l)[-2000:])
+        ok(calls() == before, "postgres_exporter (its own queries too) called no decoy",
+           "%d decoy calls" % (calls() - before))
 
 
 # The objects a view depends on that belong to the database's owner (in a

@@ -38,7 +38,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute, PSQL
+from tap import ok, section, skip_rest, done, rows, value, execute, PSQL
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 REPORT = os.path.join(REPO, "scripts", "report")
@@ -351,8 +351,7 @@ def reflow(tmp, page, width):
 
 def check_chromium(tmp, page, before, doc):
     if not os.path.exists(CHROMIUM):
-        skip(CHROMIUM_TESTS, "chromium is not installed")
-        return
+        skip_rest("chromium is not installed")
     png = os.path.join(tmp, "report.png")
     rc, err = screenshot(tmp, page, png)
     ok(rc == 0 and os.path.exists(png), "chromium renders the report to a PNG",
@@ -635,7 +634,8 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
        (not guard or ("#%s" % guard[0]["action_number"]) in doc and ("PID %s" % guard[0]["pid"]) in doc),
        "a memory guard section exactly when pg_procmem_guard_actions has rows (%s), naming the newest"
        % ("pid %s" % guard[0]["pid"] if guard else "none here"))
-    check_chromium(tmp, page, before, doc)
+    with section(CHROMIUM_TESTS, "chromium"):
+        check_chromium(tmp, page, before, doc)
 
 
 def check_units(tmp):

@@ -4,6 +4,7 @@ test/advice).
 The server is the one in the libpq environment (PGHOST, PGPORT, PGUSER,
 PGDATABASE), a superuser; queries go through psql, so nothing but the
 standard library is needed."""
+import contextlib
 import csv
 import io
 import os
@@ -38,6 +39,36 @@ def skip(count, why):
     global _skipped
     _skipped += count
     print("SKIPPED %d tests: %s" % (count, why), flush=True)
+
+
+class _SkipRest(Exception):
+    def __init__(self, why):
+        super().__init__(why)
+        self.why = why
+
+
+def skip_rest(why):
+    """Skips what is left of the innermost section(), with the reason."""
+    raise _SkipRest(why)
+
+
+@contextlib.contextmanager
+def section(planned, name):
+    """A run of tests that may not be able to run here. planned is how many
+    tests it holds: skip_rest() inside it skips those not yet run, and a
+    section that runs (or skips) another number than planned fails, so a
+    skip never stands for more or fewer tests than it replaces."""
+    start = _n + _skipped
+    try:
+        yield
+    except _SkipRest as e:
+        left = planned - (_n + _skipped - start)
+        if left >= 0:
+            skip(left, e.why)
+            return
+    ran = _n + _skipped - start
+    if ran != planned:
+        ok(False, "%s: planned %d tests, ran or skipped %d (its planned count is wrong)" % (name, planned, ran))
 
 
 def done():
