@@ -31,14 +31,10 @@ static const struct
 	[KC_FS] = {{"fs_cache"}, 64},
 	[KC_CRED] = {{"cred", "cred_jar"}, 192},
 	[KC_VMA] = {{"vm_area_struct"}, 192},
-	[KC_MAPLE] = {{"maple_node"}, 256},
 	[KC_ANON_VMA] = {{"anon_vma"}, 104},
 	[KC_ANON_VMA_CHAIN] = {{"anon_vma_chain"}, 64},
 	[KC_FILP] = {{"filp"}, 192},
 };
-
-/* Mappings per maple-tree leaf node, as the tree keeps them (10 of 16 slots) */
-#define MAPPINGS_PER_NODE 10
 
 int64_t
 kernel_thread_stack(int64_t kernel_stack, int64_t threads)
@@ -158,7 +154,6 @@ kernel_memory(const kernel_sizes *ks, const kernel_counts *c)
 		return -1;
 	return c->threads * per_thread + per_process +
 		c->mappings * o[KC_VMA] +
-		(c->mappings + MAPPINGS_PER_NODE - 1) / MAPPINGS_PER_NODE * o[KC_MAPLE] +
 		c->anon_mappings * (o[KC_ANON_VMA] + (1 + c->ancestors) * o[KC_ANON_VMA_CHAIN]) +
 		c->files * o[KC_FILP];
 }

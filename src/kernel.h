@@ -7,9 +7,12 @@
  * its kernel stack, the top of its page table (the PGD, not in VmPTE) and
  * its slab objects: the task, the mm and the structures every process has,
  * a vm_area_struct per mapping with the anon_vma and its chains for each
- * mapping that holds anonymous pages, and a struct file per file it opened. Each is counted from this process's own
- * counts, times the size of the object in the running kernel where it can
- * be read (/sys/kernel/slab is root-only) or the documented fallback.
+ * mapping that holds anonymous pages, and a struct file per file it opened.
+ * (It frees the mapping tree's maple nodes too, but the memory cgroup, the
+ * measure overhead is held to, is not charged for them: not counted.) Each
+ * is counted from this process's own counts, times the size of the object
+ * in the running kernel where it can be read (/sys/kernel/slab is
+ * root-only) or the documented fallback.
  */
 #ifndef PROCMEM_KERNEL_H
 #define PROCMEM_KERNEL_H
@@ -29,7 +32,6 @@ typedef enum kernel_cache
 	KC_FS,						/* fs_cache */
 	KC_CRED,					/* cred_jar */
 	KC_VMA,						/* vm_area_struct, one per mapping */
-	KC_MAPLE,					/* maple_node: the mapping tree, ~10 a node */
 	KC_ANON_VMA,				/* anon_vma, one per mapping with anonymous pages */
 	KC_ANON_VMA_CHAIN,			/* anon_vma_chain, one per such mapping and ancestor */
 	KC_FILP,					/* filp: struct file, one per file opened */

@@ -2,7 +2,8 @@
  * test_sysmem.c
  *		Unit tests of the system and cgroup readers (TAP; run by `make unit`).
  *
- * Fixtures: test/fixtures/linux-6.18-meminfo (captured); test/fixtures/cgroup
+ * Fixtures: test/fixtures/linux-6.18-meminfo (captured) and
+ * handmade/meminfo-distinct (every field a value of its own); test/fixtures/cgroup
  * holds /proc/self/cgroup and mountinfo texts of a v1 hybrid host, a v2
  * host, a v2 container and a v2 subtree mount, and directory trees of
  * cgroup files, some incomplete, for the readers.
@@ -54,13 +55,13 @@ find(const char *cgroup, const char *mountinfo, sysmem_cgroup *cg)
 	return rc;
 }
 
+/* Parses a meminfo fixture. */
 static void
-test_meminfo(void)
+meminfo_of(const char *rel, sysmem_meminfo *mi)
 {
 	size_t		len;
-	char	   *buf = slurp("linux-6.18-meminfo", &len);
-	sysmem_meminfo mi;
-	procfs_fieldset fs = keys_fieldset(&keys_meminfo, &mi);
+	char	   *buf = slurp(rel, &len);
+	procfs_fieldset fs = keys_fieldset(&keys_meminfo, mi);
 	procfs_lines lb;
 
 	procfs_fields_init(&fs);
@@ -68,12 +69,43 @@ test_meminfo(void)
 	procfs_lines_feed(&lb, buf, len);
 	procfs_lines_finish(&lb);
 	free(buf);
-	is_i64(mi.mem_total, INT64_C(24684096) * 1024, "meminfo: MemTotal in bytes");
-	ok(mi.mem_available > 0 && mi.mem_available <= mi.mem_total, "meminfo: MemAvailable");
+}
+
+#define KIB(n) (INT64_C(n) * 1024)
+
+/*
+ * Every field at the exact value its fixture holds: a key mapped to a
+ * neighbour (MemAvailable to MemFree, PageTables to SecPageTables) fails.
+ * The captured file has swap and huge pages at 0; the handmade one gives
+ * each field a value of its own.
+ */
+static void
+test_meminfo(void)
+{
+	sysmem_meminfo mi;
+
+	meminfo_of("linux-6.18-meminfo", &mi);
+	is_i64(mi.mem_total, KIB(24684096), "meminfo: MemTotal in bytes");
+	is_i64(mi.mem_available, KIB(24171824), "meminfo: MemAvailable (not MemFree's 22363512 kB)");
+	is_i64(mi.page_tables, KIB(5848), "meminfo: PageTables");
+	is_i64(mi.kernel_stack, KIB(2268), "meminfo: KernelStack");
+	is_i64(mi.shmem, KIB(8788), "meminfo: Shmem");
+	is_i64(mi.committed_as, KIB(99924), "meminfo: Committed_AS");
+	is_i64(mi.commit_limit, KIB(12342048), "meminfo: CommitLimit");
 	is_i64(mi.hugepages_total, 0, "meminfo: HugePages_Total is a count, not kB");
-	is_i64(mi.hugepagesize, 2048 * 1024, "meminfo: Hugepagesize");
-	ok(mi.page_tables > 0 && mi.committed_as > 0 && mi.commit_limit > 0,
-	   "meminfo: PageTables, Committed_AS, CommitLimit");
+	is_i64(mi.hugepagesize, KIB(2048), "meminfo: Hugepagesize");
+
+	meminfo_of("handmade/meminfo-distinct", &mi);
+	ok(mi.mem_total == KIB(16000000) && mi.mem_available == KIB(9000002) &&
+	   mi.page_tables == KIB(60008) && mi.kernel_stack == KIB(5007) && mi.shmem == KIB(400006),
+	   "meminfo distinct: MemTotal, MemAvailable, PageTables, KernelStack, Shmem");
+	ok(mi.commit_limit == KIB(12000010) && mi.committed_as == KIB(8000011) &&
+	   mi.swap_total == KIB(4000012) && mi.swap_free == KIB(3000013),
+	   "meminfo distinct: CommitLimit, Committed_AS, SwapTotal, SwapFree");
+	ok(mi.hugepages_total == 514 && mi.hugepages_free == 315 && mi.hugepages_rsvd == 116 &&
+	   mi.hugepages_surp == 17 && mi.hugepagesize == KIB(2048) && mi.anon_hugepages == KIB(204800),
+	   "meminfo distinct: HugePages_Total, _Free, _Rsvd, _Surp (counts), Hugepagesize, AnonHugePages");
+
 	ok(sysmem_read_meminfo(&mi) == PROCFS_OK && mi.mem_total > 0, "meminfo: this machine's");
 }
 
