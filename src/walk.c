@@ -7,6 +7,8 @@
 
 #include <sys/sysmacros.h>
 
+#include "fmgr.h"
+
 #include "members.h"
 #include "reading.h"
 #include "settings.h"
@@ -26,6 +28,9 @@ procmem_current_options(bool with_pss)
 	return opt;
 }
 
+/* the test-only hook (walk.h), looked up once per process */
+static void **before_read;
+
 /*
  * Reads one member, as procmem_member() classed it; false when it is gone
  * or changed meanwhile. A member /proc hides is a reading all the same: who
@@ -44,6 +49,10 @@ procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 	}
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
+	if (before_read == NULL)
+		before_read = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
+	if (*before_read != NULL)
+		((procmem_before_read_fn) *before_read) (pid);
 	o = *opt;
 	o.child = kind != MEMBER_POSTMASTER;
 	/* the membership check's stat is the identity the reading keeps to */

@@ -15,6 +15,15 @@ typedef bool (*procmem_visit_fn) (void *dest, pid_t pid, procmem_membership kind
 
 extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_options *opt);
 
+/*
+ * Test-only: test/modules/procmem_test sets the rendezvous variable of this
+ * name (find_rendezvous_variable()) to a procmem_before_read_fn to act on a
+ * process between its membership check and its read (delay the read, stop
+ * the process). NULL otherwise; no setting or SQL function reaches it.
+ */
+#define PROCMEM_BEFORE_READ_HOOK "pg_procmem_before_read"
+typedef void (*procmem_before_read_fn) (pid_t pid);
+
 /* Reads one member as its kind says (a hidden one: figures unknown). */
 extern bool procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 								const procmem_options *opt, procmem_reading *s);

@@ -50,3 +50,41 @@ CREATE FUNCTION pg_temp.set_dumpable(conn text, on_off boolean) RETURNS void LAN
 BEGIN
 	PERFORM dblink_exec(conn, format('DO $d$ BEGIN PERFORM pg_temp.set_dumpable(%L); END $d$', on_off));
 END $$;
+
+-- The test-only module's hold on pg_procmem's reads (its hook, walk.h),
+-- in this session: every read waits ms first (0: no more); the reads seen
+-- since; terminate pid once it has passed its membership check, before it
+-- is read, and wait until it has exited.
+CREATE FUNCTION pg_temp.delay_reads(ms integer) RETURNS void
+	AS '$libdir/procmem_test', 'procmem_test_delay_reads' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.reads_seen() RETURNS bigint
+	AS '$libdir/procmem_test', 'procmem_test_reads' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.stop_before_read(pid integer) RETURNS void
+	AS '$libdir/procmem_test', 'procmem_test_stop_before_read' LANGUAGE C STRICT;
+
+-- Processes of the server's user that pass one membership check only: a
+-- child of the postmaster that runs /bin/sh (a background worker that
+-- exec'd), and a child of this backend running the server's executable
+-- (forked, never exec'd). Each returns its pid; stop_process(pid) ends one
+-- and waits until it has exited.
+CREATE FUNCTION pg_temp.exec_child() RETURNS integer
+	AS '$libdir/procmem_test', 'procmem_test_exec_child' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.fork_child() RETURNS integer
+	AS '$libdir/procmem_test', 'procmem_test_fork_child' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.stop_process(pid integer) RETURNS boolean
+	AS '$libdir/procmem_test', 'procmem_test_stop' LANGUAGE C STRICT;
+
+-- A process's executable as stat() sees it through /proc/PID/exe: size and
+-- modification time, enough to tell postgres from /bin/sh.
+CREATE FUNCTION pg_temp.exe(p integer) RETURNS text LANGUAGE sql AS $$
+	SELECT s.size || ' bytes, ' || s.modification FROM pg_stat_file('/proc/' || p || '/exe') s $$;
+
+-- What a query gave: its row count ("N rows"), or its error.
+CREATE FUNCTION pg_temp.rows_or_error(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM (%s) q', q) INTO n;
+	RETURN n || ' rows';
+EXCEPTION WHEN OTHERS THEN
+	RETURN 'ERROR: ' || SQLERRM;
+END $$;

@@ -4,7 +4,8 @@
 # While pgbench -C opens and closes connections as fast as it can and a
 # second pgbench runs a read-write load, four sessions query every view of
 # pg_procmem in a loop. Passes with no query error, no crashed process in the
-# server log (SERVER_LOG), and no row for a process that is not the server's.
+# server log (SERVER_LOG), and no row for a process that is not the server's
+# or that had exited when it was read.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-60}
@@ -27,7 +28,13 @@ CREATE EXTENSION pg_procmem;
 -- this server's. (A pid can be reused between the scan and this check: a
 -- process that started after the query began is that, not a wrong row.
 -- Reading the stat of a process that is exiting can fail: it is gone.)
-CREATE FUNCTION foreign_pids(pids integer[]) RETURNS integer LANGUAGE plpgsql AS $$
+-- And every pid in unread, the rows without their figures (rss, overhead or
+-- oom_score NULL): here every process's files are readable (same user,
+-- dumpable, no hidepid), so such a row was read from a process that had
+-- exited, whether or not its pid is gone by now. (A row with all its
+-- figures was read from a live process: the reading ends by checking that
+-- its process is still there.)
+CREATE FUNCTION foreign_pids(pids integer[], unread integer[]) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
 	pm integer := split_part(pg_read_file('postmaster.pid'), E'\n', 1)::integer;
 	btime float8 := (regexp_match(pg_read_file('/proc/stat'), 'btime (\d+)'))[1]::float8;
@@ -37,6 +44,16 @@ DECLARE
 	n integer := 0;
 	p integer;
 BEGIN
+	FOREACH p IN ARRAY coalesce(unread, '{}') LOOP
+		BEGIN
+			s := pg_read_file('/proc/' || p || '/stat', 0, 1024, true);
+		EXCEPTION WHEN OTHERS THEN
+			s := NULL;
+		END;
+		RAISE WARNING 'foreign row: pid % lacks figures: read from an exited process (now %)', p,
+			coalesce(s, 'gone');
+		n := n + 1;
+	END LOOP;
 	FOREACH p IN ARRAY coalesce(pids, '{}') LOOP
 		CONTINUE WHEN p = pm;
 		BEGIN
@@ -70,10 +87,10 @@ q -q -c "CREATE ROLE $churner LOGIN" -c "GRANT SELECT ON ALL TABLES IN SCHEMA pu
 # for backend types that are not a known type's name; rounds repeated more
 # often than a run can get through (printf is a builtin: no process each)
 round=$(cat <<'SQL'
-SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_backends;
-SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_processes();
-SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_oom;
-SELECT 'R', count(*), foreign_pids(array_agg(pid)) FROM pg_procmem_contexts;
+SELECT 'R', count(*), foreign_pids(array_agg(pid), array_agg(pid) FILTER (WHERE rss IS NULL OR overhead IS NULL OR oom_score IS NULL)) FROM pg_procmem_backends;
+SELECT 'R', count(*), foreign_pids(array_agg(pid), array_agg(pid) FILTER (WHERE rss IS NULL OR overhead IS NULL OR oom_score IS NULL)) FROM pg_procmem_processes();
+SELECT 'R', count(*), foreign_pids(array_agg(pid), array_agg(pid) FILTER (WHERE rss IS NULL OR overhead IS NULL OR oom_score IS NULL)) FROM pg_procmem_oom;
+SELECT 'R', count(*), foreign_pids(array_agg(pid), NULL) FROM pg_procmem_contexts;
 SELECT 'R', count(*), 0 FROM pg_procmem_summary;
 SELECT 'T', count(*), string_agg(DISTINCT backend_type, ',') FROM pg_procmem_processes()
 WHERE backend_type NOT IN ('postmaster', 'logger', 'stats collector', 'client backend', 'postmaster child',
@@ -118,7 +135,7 @@ ok $? "no query failed ($errors errors)"
 grep -h 'ERROR' "$work"/q*.err | sort | uniq -c | head -5 | sed 's/^/# /'
 grep -h 'foreign row' "$work"/q*.err | head -5 | sed 's/^/# /'
 [ "$foreign" -eq 0 ]
-ok $? "no row for a process that is not the server's ($foreign)"
+ok $? "no row for a process that is not the server's or had exited when read ($foreign)"
 cat "$work"/q*.out | awk -F'|' '/^T\|/ && $2 > 0 {print $3}' | tr ',' '\n' | sort | uniq -c | head -5 | sed 's/^/# /'
 [ "$free_text" -eq 0 ] && [ "$polls" -gt 10 ]
 ok $? "backend_type is only ever a known type ($polls polls under churn by a long role name; $free_text other values)"

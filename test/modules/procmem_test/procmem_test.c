@@ -5,19 +5,39 @@
  *		the same user can no longer read its /proc/PID/{smaps_rollup, maps,
  *		pagemap, exe}, as happens with a hardened server; and makes it
  *		linger after it has left its PGPROC and pg_stat_activity on exit,
- *		as every exiting backend does for a moment.
+ *		as every exiting backend does for a moment; acts on the processes
+ *		pg_procmem reads, through its test-only hook (walk.h), between a
+ *		process's membership check and its read: delays each read, or stops
+ *		the process; and starts processes that are not the server's although
+ *		they pass one of its membership checks.
  */
 #include "postgres.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
 #include "storage/ipc.h"
+
+#include "walk.h"
 
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(procmem_test_set_dumpable);
 PG_FUNCTION_INFO_V1(procmem_test_linger_on_exit);
+PG_FUNCTION_INFO_V1(procmem_test_delay_reads);
+PG_FUNCTION_INFO_V1(procmem_test_reads);
+PG_FUNCTION_INFO_V1(procmem_test_stop_before_read);
+PG_FUNCTION_INFO_V1(procmem_test_exec_child);
+PG_FUNCTION_INFO_V1(procmem_test_fork_child);
+PG_FUNCTION_INFO_V1(procmem_test_stop);
+
+PGDLLEXPORT void procmem_test_exec_main(Datum arg);
 
 Datum
 procmem_test_set_dumpable(PG_FUNCTION_ARGS)
@@ -39,4 +59,197 @@ procmem_test_linger_on_exit(PG_FUNCTION_ARGS)
 {
 	on_proc_exit(linger, Int32GetDatum(PG_GETARG_INT32(0)));
 	PG_RETURN_VOID();
+}
+
+/* What the hook does in this backend: reads seen, delay, pid to stop */
+static int64 reads_seen;
+static int	read_delay_ms;
+static pid_t stop_pid;
+
+/* Waits until pid is no process at all (reaped), 10 s at most. */
+static bool
+wait_gone(pid_t pid)
+{
+	for (int i = 0; i < 1000; i++)
+	{
+		int			status;
+
+		/* our own child is reaped here; another's by its parent */
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return true;
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return true;
+		pg_usleep(10000L);
+	}
+	return false;
+}
+
+/* The hook: no CHECK_FOR_INTERRUPTS here, the walk's own are tested */
+static void
+before_read(pid_t pid)
+{
+	reads_seen++;
+	if (read_delay_ms > 0)
+		pg_usleep((long) read_delay_ms * 1000L);
+	if (pid == stop_pid)
+	{
+		stop_pid = 0;
+		if (kill(pid, SIGTERM) != 0 || !wait_gone(pid))
+			elog(WARNING, "procmem_test: process %d did not exit", (int) pid);
+	}
+}
+
+static void
+set_hook(void)
+{
+	void	  **slot = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
+
+	*slot = (read_delay_ms > 0 || stop_pid > 0) ? (void *) before_read : NULL;
+}
+
+/* procmem_test_delay_reads(ms): every read waits ms first (0: none); counts from 0 */
+Datum
+procmem_test_delay_reads(PG_FUNCTION_ARGS)
+{
+	read_delay_ms = PG_GETARG_INT32(0);
+	reads_seen = 0;
+	set_hook();
+	PG_RETURN_VOID();
+}
+
+/* procmem_test_reads(): the reads the hook saw since it was set */
+Datum
+procmem_test_reads(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(reads_seen);
+}
+
+/*
+ * procmem_test_stop_before_read(pid): once pid has passed the membership
+ * check and before it is read, terminate it (SIGTERM) and wait until it
+ * has exited and been reaped; once only.
+ */
+Datum
+procmem_test_stop_before_read(PG_FUNCTION_ARGS)
+{
+	stop_pid = PG_GETARG_INT32(0);
+	reads_seen = 0;
+	set_hook();
+	PG_RETURN_VOID();
+}
+
+/*
+ * The background worker of procmem_test_exec_child(): gives back its
+ * PGPROC and the rest of its shared state, as an exiting process does,
+ * then runs a shell: a child of the postmaster running another program.
+ * The shell exits 0 on SIGTERM (another status would be a crash to the
+ * postmaster), taking its sleep with it.
+ */
+void
+procmem_test_exec_main(Datum arg)
+{
+	sigset_t	none;
+
+	shmem_exit(0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execl("/bin/sh", "sh", "-c", "trap 'kill $! 2>/dev/null; exit 0' TERM; sleep 600 & wait",
+		  (char *) NULL);
+	_exit(1);
+}
+
+/* Whether pid's executable is this backend's (false once it has exec'd). */
+static bool
+same_exe(pid_t pid)
+{
+	char		path[64], mine[MAXPGPATH], theirs[MAXPGPATH];
+	ssize_t		a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+	a = readlink("/proc/self/exe", mine, sizeof(mine));
+	b = readlink(path, theirs, sizeof(theirs));
+	return a > 0 && b == a && memcmp(mine, theirs, a) == 0;
+}
+
+/*
+ * procmem_test_exec_child(): a child of the postmaster (a background
+ * worker) that now runs /bin/sh, of the server's user; its pid once it
+ * has exec'd.
+ */
+Datum
+procmem_test_exec_child(PG_FUNCTION_ARGS)
+{
+	BackgroundWorker w;
+	BackgroundWorkerHandle *h;
+	pid_t		pid;
+
+	memset(&w, 0, sizeof(w));
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	w.bgw_start_time = BgWorkerStart_ConsistentState;
+	w.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(w.bgw_library_name, BGW_MAXLEN, "procmem_test");
+	snprintf(w.bgw_function_name, BGW_MAXLEN, "procmem_test_exec_main");
+	snprintf(w.bgw_name, BGW_MAXLEN, "procmem_test exec");
+	snprintf(w.bgw_type, BGW_MAXLEN, "procmem_test exec");
+	w.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&w, &h))
+		elog(ERROR, "procmem_test: could not register a background worker");
+	if (WaitForBackgroundWorkerStartup(h, &pid) != BGWH_STARTED)
+		elog(ERROR, "procmem_test: the background worker did not start");
+	for (int i = 0; same_exe(pid); i++)
+	{
+		if (i == 1000)
+			elog(ERROR, "procmem_test: process %d did not exec", (int) pid);
+		pg_usleep(10000L);
+	}
+	PG_RETURN_INT32(pid);
+}
+
+/*
+ * procmem_test_fork_child(): a child of this backend, never exec'd (the
+ * server's executable, another parent), that waits until it is stopped
+ * or this backend exits; its pid.
+ */
+Datum
+procmem_test_fork_child(PG_FUNCTION_ARGS)
+{
+	pid_t		parent = getpid();
+	pid_t		pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		elog(ERROR, "procmem_test: fork failed: %m");
+	if (pid == 0)
+	{
+		sigset_t	none;
+
+		/* no handler of the backend's may run here */
+		pqsignal(SIGTERM, SIG_DFL);
+		pqsignal(SIGINT, SIG_DFL);
+		pqsignal(SIGQUIT, SIG_DFL);
+		pqsignal(SIGUSR1, SIG_IGN);
+		pqsignal(SIGUSR2, SIG_IGN);
+		pqsignal(SIGHUP, SIG_IGN);
+		pqsignal(SIGALRM, SIG_IGN);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(0);
+		for (;;)
+			pause();
+	}
+	PG_RETURN_INT32(pid);
+}
+
+/* procmem_test_stop(pid): SIGTERM, then until it has exited (10 s at most) */
+Datum
+procmem_test_stop(PG_FUNCTION_ARGS)
+{
+	pid_t		pid = PG_GETARG_INT32(0);
+
+	if (kill(pid, SIGTERM) != 0)
+		elog(ERROR, "procmem_test: could not signal process %d: %m", (int) pid);
+	PG_RETURN_BOOL(wait_gone(pid));
 }
