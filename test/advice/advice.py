@@ -73,6 +73,19 @@ def sysctl(name):
         return int(f.read())
 
 
+def cpu0_data_caches():
+    """sysfs describes a data or unified cache of cpu0."""
+    d = "/sys/devices/system/cpu/cpu0/cache"
+    for i in range(32):
+        try:
+            with open("%s/index%d/type" % (d, i)) as f:
+                if f.read().strip() != "Instruction":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
 def idle_sessions(n, sql=None):
     """n psql sessions that (run sql, then) wait idle on their input."""
     procs = []
@@ -172,6 +185,10 @@ def setting_checks():
 
     m = rows("SELECT * FROM pg_procmem_machine_info()")[0]
     llc = int(m["cpu_cache_bytes"]) if m["cpu_cache_bytes"] else 0
+    # a missing figure is not "no cache": where sysfs describes cpu0's data
+    # caches, the figure must be there (and the checks below run)
+    ok(bool(llc) == cpu0_data_caches(), "cpu_cache_bytes is known exactly where sysfs describes cpu0's data caches",
+       {k: m[k] for k in ("cpu_cache_bytes", "cpu_cache_level")})
     if llc:
         edge = max(16 * llc, 2 ** 30)
         for setting in ("work_mem", "maintenance_work_mem"):
@@ -181,7 +198,8 @@ def setting_checks():
             loud(setting + "_above_cpu_cache", "%s at 16 x the last-level cache (%d MB)" % (setting, llc >> 20),
                  want=("warning",), setup=[set_to(edge)])
     else:
-        skip(4, "this machine does not describe its CPU caches in sysfs")
+        skip(4, "no last-level cache figure (%s)" % ("the test above failed: sysfs describes cpu0's caches"
+                                                          if cpu0_data_caches() else "sysfs describes no cache of cpu0"))
 
     # the dirty thresholds, computed here from /proc independently
     avail = meminfo("MemAvailable")

@@ -38,13 +38,20 @@ SELECT is((SELECT if_killed FROM pg_procmem_oom WHERE backend_type = 'logger'),
 	'restarted alone', 'the logger is restarted alone');
 
 -- memory to spare: an unprotected postmaster is a risk (warning), not an
--- emergency, even where its oom_score is the highest
+-- emergency, even where its oom_score is the highest; one protected
+-- (oom_score_adj -1000, read here from /proc) has no finding
+CREATE TEMP TABLE pm_adj AS
+	SELECT trim(pg_read_file('/proc/' || split_part(pg_read_file('postmaster.pid'), E'\n', 1) || '/oom_score_adj'))::integer
+		AS adj;
 SELECT CASE WHEN (SELECT mem_available * 10 < mem_total FROM pg_procmem_system)
 	         OR (SELECT cgroup_tightest_limit > 0 AND cgroup_tightest_room * 10 < cgroup_tightest_limit
 	             FROM pg_procmem_machine_info())
 	THEN skip('memory is short on this machine now', 1)
-	ELSE ok(COALESCE((SELECT severity FROM pg_procmem_advice WHERE check_name = 'oom_postmaster'), 'warning')
-	        = 'warning', 'oom_postmaster with memory to spare is a warning at most') END;
+	ELSE is((SELECT array_agg(severity) FROM pg_procmem_advice WHERE check_name = 'oom_postmaster'),
+	        CASE WHEN adj > -1000 THEN ARRAY['warning'] END,
+	        format('oom_postmaster, memory to spare, the postmaster at oom_score_adj %s: %s', adj,
+	               CASE WHEN adj > -1000 THEN 'one finding, a warning' ELSE 'none' END)) END
+FROM pm_adj;
 
 SELECT * FROM finish();
 ROLLBACK;
