@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, skip, done, rows, value, execute, meminfo
+from tap import ok, section, skip_rest, done, rows, value, execute, meminfo
 
 PG_BIN = os.environ.get("PG_BIN", "")
 CGROUP = os.environ.get("ADVICE_CGROUP", "")
@@ -124,11 +124,12 @@ HOLDING = "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%FROM big
 
 def oom_checks():
     pm = int(pid_of("postmaster"))
-    try:
-        with written("/proc/%d/oom_score_adj" % pm, "-1000"):
-            quiet("oom_postmaster", "the postmaster has oom_score_adj -1000")
-    except PermissionError:
-        skip(1, "lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
+    with section(1, "oom_postmaster protected"):
+        try:
+            with written("/proc/%d/oom_score_adj" % pm, "-1000"):
+                quiet("oom_postmaster", "the postmaster has oom_score_adj -1000")
+        except PermissionError:
+            skip_rest("lowering oom_score_adj needs CAP_SYS_RESOURCE, which this machine withholds")
     # unprotected, with memory to spare: a risk, not an emergency (on an idle
     # server the postmaster's score is simply the highest)
     loud("oom_postmaster", "the postmaster has oom_score_adj 0, memory to spare", want=("warning",))
@@ -149,22 +150,21 @@ def oom_checks():
 
 def kernel_setting_checks():
     thp = "/sys/kernel/mm/transparent_hugepage/enabled"
-    if os.path.exists(thp):
+    with section(2, "transparent_hugepage"):
+        if not os.path.exists(thp):
+            skip_rest("no transparent huge pages on this kernel")
         with written(thp, "madvise"):
             quiet("transparent_hugepage", "THP enabled = madvise")
         with written(thp, "always"):
             loud("transparent_hugepage", "THP enabled = always")
-    else:
-        skip(2, "no transparent huge pages on this kernel")
 
     committed, ram_swap = meminfo("Committed_AS"), meminfo("MemTotal") + meminfo("SwapTotal")
-    with written("/proc/sys/vm/overcommit_memory", "0"):
-        if committed < ram_swap:
-            got = findings("overcommit")
-            ok(len(got) == 1 and got[0]["severity"] == "info" and "vm.overcommit_memory = 0" in got[0]["evidence"],
-               "overcommit quiet: heuristic mode, Committed_AS below RAM + swap (an info row)", got)
-        else:
-            skip(1, "Committed_AS is above RAM + swap on this machine")
+    with written("/proc/sys/vm/overcommit_memory", "0"), section(1, "overcommit quiet"):
+        if committed >= ram_swap:
+            skip_rest("Committed_AS is above RAM + swap on this machine")
+        got = findings("overcommit")
+        ok(len(got) == 1 and got[0]["severity"] == "info" and "vm.overcommit_memory = 0" in got[0]["evidence"],
+           "overcommit quiet: heuristic mode, Committed_AS below RAM + swap (an info row)", got)
     with written("/proc/sys/vm/overcommit_memory", "1"):
         loud("overcommit", "vm.overcommit_memory = 1", want=("warning",))
 
@@ -177,11 +177,11 @@ def setting_checks():
         int(h["max_connections"]) * float(h["hash_mem_multiplier"]))
     kb = lambda b: "SET work_mem = '%dkB'" % min(int(b / 1024), 2147483647)
     # MemAvailable moves while other things run: 30% either side of the edge
-    if edge >= 1 << 20:
+    with section(2, "work_mem_exposure"):
+        if edge < 1 << 20:
+            skip_rest("less than 1 MB of work_mem per connection fits in the memory left here")
         quiet("work_mem_exposure", "work_mem 30%% below the edge (%d MB)" % (edge / 2 ** 20), setup=[kb(edge * 0.7)])
         loud("work_mem_exposure", "work_mem 30% above the edge", want=("warning",), setup=[kb(edge * 1.3)])
-    else:
-        skip(2, "less than 1 MB of work_mem per connection fits in the memory left here")
 
     m = rows("SELECT * FROM pg_procmem_machine_info()")[0]
     llc = int(m["cpu_cache_bytes"]) if m["cpu_cache_bytes"] else 0
@@ -189,7 +189,10 @@ def setting_checks():
     # caches, the figure must be there (and the checks below run)
     ok(bool(llc) == cpu0_data_caches(), "cpu_cache_bytes is known exactly where sysfs describes cpu0's data caches",
        {k: m[k] for k in ("cpu_cache_bytes", "cpu_cache_level")})
-    if llc:
+    with section(4, "above_cpu_cache"):
+        if not llc:
+            skip_rest("no last-level cache figure (%s)" % ("the test above failed: sysfs describes cpu0's caches"
+                                                           if cpu0_data_caches() else "sysfs describes no cache of cpu0"))
         edge = max(16 * llc, 2 ** 30)
         for setting in ("work_mem", "maintenance_work_mem"):
             set_to = lambda b: "SET %s = '%dkB'" % (setting, b // 1024)
@@ -197,26 +200,23 @@ def setting_checks():
                   setup=[set_to(edge - 2 ** 20)])
             loud(setting + "_above_cpu_cache", "%s at 16 x the last-level cache (%d MB)" % (setting, llc >> 20),
                  want=("warning",), setup=[set_to(edge)])
-    else:
-        skip(4, "no last-level cache figure (%s)" % ("the test above failed: sysfs describes cpu0's caches"
-                                                          if cpu0_data_caches() else "sysfs describes no cache of cpu0"))
 
     # the dirty thresholds, computed here from /proc independently
     avail = meminfo("MemAvailable")
     limit = sysctl("dirty_bytes") or sysctl("dirty_ratio") * avail // 100
     background = sysctl("dirty_background_bytes") or sysctl("dirty_background_ratio") * avail // 100
     mwm = lambda b: "SET maintenance_work_mem = '%dkB'" % (b // 1024)
-    if background > 64 << 20:
+    with section(1, "dirty_writeback quiet"):
+        if background <= 64 << 20:
+            skip_rest("the dirty background threshold is below 64 MB here")
         ok(severity("dirty_writeback", setup=[mwm(64 << 20)]) is None,
            "dirty_writeback quiet: maintenance_work_mem 64 MB, below the background threshold (%d MB)"
            % (background >> 20))
-    else:
-        skip(1, "the dirty background threshold is below 64 MB here")
-    if limit > background * 1.3:
+    with section(1, "dirty_writeback info"):
+        if limit <= background * 1.3:
+            skip_rest("the dirty limit is too close to the background threshold")
         ok(severity("dirty_writeback", setup=[mwm((limit + background) // 2)]) == "info",
            "dirty_writeback: between the background threshold and the limit is info")
-    else:
-        skip(1, "the dirty limit is too close to the background threshold")
     loud("dirty_writeback", "maintenance_work_mem 20%% above the dirty limit (%d MB)" % (limit >> 20),
          want=("warning",), setup=[mwm(int(limit * 1.2))])
 
@@ -268,44 +268,44 @@ def hog(nbytes, oom_adj=0):
 
 
 def cgroup_checks():
-    if not CGROUP:
-        skip(6, "no memory cgroup could be made for the server here")
-        return
-    quiet("cgroup_limit", "no limit on the server's cgroup")
-    quiet("cgroup_oom_kills", "no OOM kill in the server's fresh cgroup")
-    limit = 1 << 30
-    set_limit(limit)
-    try:
-        s = rows("SELECT cgroup_usage, cgroup_file, cgroup_shmem FROM pg_procmem_system")[0]
-        used = int(s["cgroup_usage"]) - (int(s["cgroup_file"]) - int(s["cgroup_shmem"]))
-        p, ready = hog(int(limit * 0.95) - used)
+    with section(9, "cgroup"):
+        if not CGROUP:
+            skip_rest("no memory cgroup could be made for the server here")
+        quiet("cgroup_limit", "no limit on the server's cgroup")
+        quiet("cgroup_oom_kills", "no OOM kill in the server's fresh cgroup")
+        limit = 1 << 30
+        set_limit(limit)
         try:
-            ok(ready, "a process in the cgroup holds 95% of its 1 GB limit")
-            loud("cgroup_limit", "5% of the cgroup's limit left")
-            # memory short, and the killer would take an auxiliary process
-            # of the server first: an unprotected postmaster is critical
-            ck = int(pid_of("checkpointer"))
-            with written("/proc/%d/oom_score_adj" % ck, "500"):
-                r = loud("oom_postmaster", "memory short, the checkpointer first in line", want=("critical",))
-                ok(r is not None and "(the checkpointer, pid %d)" % ck in r["evidence"]
-                   and "(short)" in r["evidence"], "... and the evidence says who is first and that memory is short", r)
-        finally:
-            p.kill()
-            p.wait()
-        quiet("cgroup_limit", "the hog is gone")
-        # the OOM killer in the cgroup takes the hog (oom_score_adj 1000), not
-        # the server; with swap off for the cgroup, it can't swap instead
-        with no_swap(limit):
-            p, ready = hog(2 * limit, oom_adj=1000)
+            s = rows("SELECT cgroup_usage, cgroup_file, cgroup_shmem FROM pg_procmem_system")[0]
+            used = int(s["cgroup_usage"]) - (int(s["cgroup_file"]) - int(s["cgroup_shmem"]))
+            p, ready = hog(int(limit * 0.95) - used)
             try:
-                p.wait(60)
+                ok(ready, "a process in the cgroup holds 95% of its 1 GB limit")
+                loud("cgroup_limit", "5% of the cgroup's limit left")
+                # memory short, and the killer would take an auxiliary process
+                # of the server first: an unprotected postmaster is critical
+                ck = int(pid_of("checkpointer"))
+                with written("/proc/%d/oom_score_adj" % ck, "500"):
+                    r = loud("oom_postmaster", "memory short, the checkpointer first in line", want=("critical",))
+                    ok(r is not None and "(the checkpointer, pid %d)" % ck in r["evidence"]
+                       and "(short)" in r["evidence"], "... and the evidence says who is first and that memory is short", r)
             finally:
                 p.kill()
                 p.wait()
-        ok(not ready and p.returncode == -9, "a process asking for twice the limit is OOM-killed", p.returncode)
-        loud("cgroup_oom_kills", "an OOM kill recorded in the cgroup", want=("critical",))
-    finally:
-        set_limit(None)
+            quiet("cgroup_limit", "the hog is gone")
+            # the OOM killer in the cgroup takes the hog (oom_score_adj 1000), not
+            # the server; with swap off for the cgroup, it can't swap instead
+            with no_swap(limit):
+                p, ready = hog(2 * limit, oom_adj=1000)
+                try:
+                    p.wait(60)
+                finally:
+                    p.kill()
+                    p.wait()
+            ok(not ready and p.returncode == -9, "a process asking for twice the limit is OOM-killed", p.returncode)
+            loud("cgroup_oom_kills", "an OOM kill recorded in the cgroup", want=("critical",))
+        finally:
+            set_limit(None)
 
 
 SWAPFILE = "/var/tmp/pg_procmem-advice.swap"
@@ -344,45 +344,43 @@ def squeeze(pid):
 
 def swap_check():
     quiet("swap", "nothing of the server is swapped out")
-    if not CGROUP:
-        skip(4, "no memory cgroup to push the server's memory into swap")
-        return
-    swappiness = os.path.join(CGROUP, "memory.swappiness")
-    if sysctl("swappiness") == 0 or (os.path.exists(swappiness) and int(open(swappiness).read()) == 0):
-        skip(4, "vm.swappiness is 0: the kernel would not swap the server's memory")
-        return
-    made = subprocess.run("rm -f %s && dd if=/dev/zero of=%s bs=1M count=512 status=none && chmod 600 %s && "
-                          "mkswap %s >/dev/null && swapon %s" % ((SWAPFILE,) * 5), shell=True).returncode == 0
-    if not made:
-        skip(4, "swapon is not allowed here")
-        subprocess.run(["rm", "-f", SWAPFILE])
-        return
-    holder = []
-    try:
-        # a backend holding ~200 MB of local buffers
-        holder = idle_sessions(1, HOLD_SQL)
-        wait_for(HOLDING)
-        pid = int(value("SELECT pid FROM pg_stat_activity WHERE query LIKE '%FROM big%' AND pid <> pg_backend_pid()"))
-        squeeze(pid)
-        set_limit(None)
-        ok(vm_swap(pid) > 0, "the backend holding local buffers has pages in swap (VmSwap %d kB)" % vm_swap(pid))
-        loud("swap", "pages of a backend pushed into swap by the cgroup", want=("warning",))
-        # the view's figures against VmSwap read just before and just after
-        # (background processes may fault pages back in meanwhile)
-        pids = [int(r["pid"]) for r in rows("SELECT pid FROM pg_procmem_processes()")]
-        before = {p: vm_swap(p) * 1024 for p in pids}
-        theirs = {int(r["pid"]): int(r["swap"] or 0) for r in rows("SELECT pid, swap FROM pg_procmem_processes()")}
-        after = {p: vm_swap(p) * 1024 for p in pids}
-        off = [p for p in pids if p in theirs and not min(before[p], after[p]) <= theirs[p] <= max(before[p], after[p])]
-        ok(not off, "each process's swap agrees with VmSwap of /proc/PID/status (%d kB in all)"
-           % (sum(after.values()) >> 10), [(p, before[p], theirs[p], after[p]) for p in off])
-    finally:
-        set_limit(None)
-        try:
-            subprocess.run(["swapoff", SWAPFILE])
+    with section(3, "swap"):
+        if not CGROUP:
+            skip_rest("no memory cgroup to push the server's memory into swap")
+        swappiness = os.path.join(CGROUP, "memory.swappiness")
+        if sysctl("swappiness") == 0 or (os.path.exists(swappiness) and int(open(swappiness).read()) == 0):
+            skip_rest("vm.swappiness is 0: the kernel would not swap the server's memory")
+        made = subprocess.run("rm -f %s && dd if=/dev/zero of=%s bs=1M count=512 status=none && chmod 600 %s && "
+                              "mkswap %s >/dev/null && swapon %s" % ((SWAPFILE,) * 5), shell=True).returncode == 0
+        if not made:
             subprocess.run(["rm", "-f", SWAPFILE])
+            skip_rest("swapon is not allowed here")
+        holder = []
+        try:
+            # a backend holding ~200 MB of local buffers
+            holder = idle_sessions(1, HOLD_SQL)
+            wait_for(HOLDING)
+            pid = int(value("SELECT pid FROM pg_stat_activity WHERE query LIKE '%FROM big%' AND pid <> pg_backend_pid()"))
+            squeeze(pid)
+            set_limit(None)
+            ok(vm_swap(pid) > 0, "the backend holding local buffers has pages in swap (VmSwap %d kB)" % vm_swap(pid))
+            loud("swap", "pages of a backend pushed into swap by the cgroup", want=("warning",))
+            # the view's figures against VmSwap read just before and just after
+            # (background processes may fault pages back in meanwhile)
+            pids = [int(r["pid"]) for r in rows("SELECT pid FROM pg_procmem_processes()")]
+            before = {p: vm_swap(p) * 1024 for p in pids}
+            theirs = {int(r["pid"]): int(r["swap"] or 0) for r in rows("SELECT pid, swap FROM pg_procmem_processes()")}
+            after = {p: vm_swap(p) * 1024 for p in pids}
+            off = [p for p in pids if p in theirs and not min(before[p], after[p]) <= theirs[p] <= max(before[p], after[p])]
+            ok(not off, "each process's swap agrees with VmSwap of /proc/PID/status (%d kB in all)"
+               % (sum(after.values()) >> 10), [(p, before[p], theirs[p], after[p]) for p in off])
         finally:
-            close(holder)
+            set_limit(None)
+            try:
+                subprocess.run(["swapoff", SWAPFILE])
+                subprocess.run(["rm", "-f", SWAPFILE])
+            finally:
+                close(holder)
 
 
 # --- after a restart: big shared memory, many connection slots ------------
@@ -409,8 +407,10 @@ def connect_many(n):
 
 
 def connection_checks(cpus):
-    quiet("huge_pages", "shared_buffers 128 MB, no huge pages reserved") \
-        if meminfo("HugePages_Total") == 0 else skip(1, "huge pages are reserved on this host")
+    with section(1, "huge_pages quiet"):
+        if meminfo("HugePages_Total") != 0:
+            skip_rest("huge pages are reserved on this host")
+        quiet("huge_pages", "shared_buffers 128 MB, no huge pages reserved")
     ok(severity("max_connections") is None, "max_connections quiet: 10 x the %d CPUs" % cpus)
     quiet("idle_connections", "no idle connections")
     ok(severity("connection_rate") is None, "connection_rate quiet: a fresh server, few sessions")

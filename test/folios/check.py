@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import PSQL, ok, skip, done, value, execute  # noqa: E402
+from tap import PSQL, ok, section, skip_rest, done, value, execute  # noqa: E402
 
 THP = "/sys/kernel/mm/transparent_hugepage/enabled"
 CGROUP = os.environ.get("FOLIOS_CGROUP", "")
@@ -75,27 +75,27 @@ def one(mode):
 
 
 def main():
-    if not CGROUP:
-        skip(4, "no memory cgroup to measure the truth in")
-        done()
-    with open(THP) as f:
-        saved = re.search(r"\[(\w+)\]", f.read()).group(1)
-    try:
-        for mode in ("never", "always"):
-            overhead, freed, huge = one(mode)
-            goal = max(40 * 1024, 0.02 * freed)
-            if mode == "always" and huge == 0:
-                skip(2, "the backend got no transparent huge pages here")
-                continue
-            ok(huge is not None and (huge == 0) == (mode == "never"),
-               f"THP {mode}: the sort's memory {'is' if huge else 'is not'} in huge pages "
-               f"({'AnonHugePages unread' if huge is None else huge >> 20} MB)")
-            ok(freed > 100 << 20 and abs(overhead - freed) <= goal,
-               f"THP {mode}: overhead {overhead >> 10} kB is what the cgroup freed, {freed >> 10} kB, "
-               f"within {goal / 1024:.0f} kB", f"error {(overhead - freed) / 1024:+.1f} kB")
-    finally:
-        with open(THP, "w") as f:
-            f.write(saved)
+    with section(4, "folios"):
+        if not CGROUP:
+            skip_rest("no memory cgroup to measure the truth in")
+        with open(THP) as f:
+            saved = re.search(r"\[(\w+)\]", f.read()).group(1)
+        try:
+            for mode in ("never", "always"):
+                with section(2, "THP " + mode):
+                    overhead, freed, huge = one(mode)
+                    goal = max(40 * 1024, 0.02 * freed)
+                    if mode == "always" and huge == 0:
+                        skip_rest("the backend got no transparent huge pages here")
+                    ok(huge is not None and (huge == 0) == (mode == "never"),
+                       f"THP {mode}: the sort's memory {'is' if huge else 'is not'} in huge pages "
+                       f"({'AnonHugePages unread' if huge is None else huge >> 20} MB)")
+                    ok(freed > 100 << 20 and abs(overhead - freed) <= goal,
+                       f"THP {mode}: overhead {overhead >> 10} kB is what the cgroup freed, {freed >> 10} kB, "
+                       f"within {goal / 1024:.0f} kB", f"error {(overhead - freed) / 1024:+.1f} kB")
+        finally:
+            with open(THP, "w") as f:
+                f.write(saved)
     done()
 
 

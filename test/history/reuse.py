@@ -34,7 +34,7 @@ import time
 
 from cluster import (PG_BIN, REPO, HFILE, start, stop, log_size, log_since, wait_until, grows, newest, session,
                      close, end_sessions)
-from tap import ok, done, rows, value, execute, skip
+from tap import ok, done, rows, value, execute
 
 DURATION = int(os.environ.get("DURATION", "60"))
 POOL = 50
@@ -172,16 +172,10 @@ def proof():
         ok(any(r for _, r, _ in f) and all(r == flagged for _, r, flagged in f),
            "... the history file's samples say so: %d of %d have reused entries, and each counts as many "
            "as its process entries flagged reused" % (sum(1 for _, r, _ in f if r), len(f)), f)
-        cols = [r["table_name"] for r in rows(
-            "SELECT table_name FROM information_schema.columns WHERE column_name = 'reused' "
-            "AND table_name = 'pg_procmem_history_system'")]
-        if cols:
-            r = rows("SELECT count(*) FILTER (WHERE reused > 0) AS with_reused, count(*) AS samples "
-                     "FROM pg_procmem_history_system WHERE sample > %d" % since)[0]
-            ok(int(r["with_reused"]) >= 1, "... and pg_procmem_history_system.reused: %s of %s samples"
-               % (r["with_reused"], r["samples"]))
-        else:
-            skip(1, "pg_procmem_history_system has no column reused (yet): the file's entries say it")
+        r = rows("SELECT count(*) FILTER (WHERE reused > 0) AS with_reused, count(*) AS samples "
+                 "FROM pg_procmem_history_system WHERE sample > %d" % since)[0]
+        ok(int(r["with_reused"]) >= 1, "... and pg_procmem_history_system.reused: %s of %s samples"
+           % (r["with_reused"], r["samples"]))
     finally:
         end_sessions("reuse-")
         for p in pool:

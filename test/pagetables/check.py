@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, skip, execute
+from tap import ok, done, rows, value, section, skip_rest, execute
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PTE_RANGE = PAGE * (PAGE // 8)          # 2 MB with 4 kB pages
@@ -73,9 +73,14 @@ def vm_pte(pid):
 
 def main():
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    if value("SELECT main_segment_hugetlb FROM pg_procmem_shared_memory(false)") == "t":
-        skip(5, "the main segment is in huge pages: nothing to predict")
-        done()
+    with section(5, "page tables"):
+        if value("SELECT main_segment_hugetlb FROM pg_procmem_shared_memory(false)") == "t":
+            skip_rest("the main segment is in huge pages: nothing to predict")
+        predict()
+    done()
+
+
+def predict():
     idle = [subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-q"], stdin=subprocess.PIPE,
                              stdout=subprocess.DEVNULL) for _ in range(3)]
     try:
@@ -89,7 +94,6 @@ def main():
         for p in idle:
             p.stdin.close()
             p.wait(10)
-    done()
 
 
 def check():
