@@ -24,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "kernel.h"
@@ -185,12 +188,30 @@ child_main(void)
 	char	   *region;
 	pid_t		grandchild;
 	int			status;
+	struct rlimit fds;
 
+	/* room for FILES + 64 descriptors where the soft limit is 1024 (a fresh Debian's) */
+	if (getrlimit(RLIMIT_NOFILE, &fds) != 0)
+		_exit(8);
+	if (fds.rlim_cur != RLIM_INFINITY && fds.rlim_cur < FILES + 128)
+	{
+		fds.rlim_cur = FILES + 128;
+		if (fds.rlim_max != RLIM_INFINITY && fds.rlim_max < fds.rlim_cur)
+			fds.rlim_max = fds.rlim_cur;	/* root may raise it */
+		if (setrlimit(RLIMIT_NOFILE, &fds) != 0)
+		{
+			printf("# the child could not raise its open files limit to %d: %s\n", FILES + 128, strerror(errno));
+			fflush(stdout);
+			_exit(8);
+		}
+	}
 	raise(SIGSTOP);
 	/* 1: a process forked (it stops itself: no pipe's pages in the way) */
 	grandchild = fork();
 	if (grandchild == 0)
 	{
+		/* killed with the child, stopped or not */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		raise(SIGSTOP);
 		for (;;)
 			pause();
@@ -250,10 +271,39 @@ stopped(pid_t child)
 {
 	int			status;
 
-	return waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status);
+	if (waitpid(child, &status, WUNTRACED) != child)
+		return 0;
+	if (WIFEXITED(status))
+		printf("# the child exited with status %d\n", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		printf("# the child was killed by signal %d\n", WTERMSIG(status));
+	return WIFSTOPPED(status);
 }
 
 #define STOPS 7
+
+/* The cgroups of earlier runs that were killed before they could remove theirs */
+static void
+remove_stale_cgroups(void)
+{
+	DIR		   *d = opendir(CGROUP_ROOT);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL)
+	{
+		int			pid;
+		char		path[512];
+
+		if (sscanf(e->d_name, "pg_procmem_kernel_truth.%d", &pid) == 1 && pid > 0 &&
+			kill(pid, 0) != 0 && errno == ESRCH)
+		{
+			snprintf(path, sizeof(path), CGROUP_ROOT "/%s", e->d_name);
+			(void) rmdir(path);
+		}
+	}
+	if (d)
+		closedir(d);
+}
 
 static void
 test_cgroup(void)
@@ -277,6 +327,7 @@ test_cgroup(void)
 		skip(5, "needs root and a v1 memory controller with kmem accounting");
 		return;
 	}
+	remove_stale_cgroups();
 	if (mkdir(dir, 0755) != 0)
 	{
 		ok(0, "cgroup: %s made (%s)", dir, strerror(errno));
@@ -289,6 +340,9 @@ test_cgroup(void)
 		int			fd = open(procs, O_WRONLY);
 		char		pid[32];
 
+		/* a stopped child outlives a killed test unless told otherwise (kept across exec) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+			_exit(2);
 		snprintf(pid, sizeof(pid), "%d\n", (int) getpid());
 		if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
 			_exit(2);
