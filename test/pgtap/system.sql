@@ -84,8 +84,7 @@ BEGIN
 	FOR i IN 1..100 LOOP
 		PERFORM pg_stat_clear_snapshot();
 		IF (SELECT idle_client_backends >= 3 FROM pg_procmem_headroom)
-		   AND NOT EXISTS (SELECT FROM pg_procmem_backends b WHERE b.backend_type = 'client backend'
-		                   AND b.pid NOT IN (SELECT pid FROM pg_stat_activity)) THEN
+		   AND pg_temp.no_exiting_connection() THEN
 			RETURN QUERY SELECT * FROM pg_procmem_headroom;
 			RETURN;
 		END IF;
