@@ -255,41 +255,54 @@ psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }
 # prometheus-postgres-exporter (see debian_postgres_exporter).
 POSTGRES_EXPORTER_VERSION=${POSTGRES_EXPORTER_VERSION:-v0.19.1}
 ensure_postgres_exporter() {
-	local bin=$REPO/.cache/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir
+	local bin=$REPO/.cache/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir go
 	if [ ! -x "$bin" ]; then
-		command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
-		if ! go_at_least 1.21; then
+		if ! go=$(new_go 21); then
 			log "no Go 1.21 or later here: Debian's prometheus-postgres-exporter instead of $POSTGRES_EXPORTER_VERSION"
 			debian_postgres_exporter
 			return
 		fi
-		log "building postgres_exporter $POSTGRES_EXPORTER_VERSION with $(go version)"
-		dir=$(go mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
+		log "building postgres_exporter $POSTGRES_EXPORTER_VERSION with $("$go" version)"
+		dir=$("$go" mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
 			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p') || return 1
 		[ -n "$dir" ] || return 1
-		(cd "$dir" && GOFLAGS=-buildvcs=false go build -o "$bin" ./cmd/postgres_exporter) >&2 || return 1
+		(cd "$dir" && GOFLAGS=-buildvcs=false "$go" build -o "$bin" ./cmd/postgres_exporter) >&2 || return 1
 	fi
 	echo "$bin"
 }
 
-# go_at_least 1.N: the go on PATH is Go 1.N or later.
-go_at_least() {
-	local v
-	v=$(go env GOVERSION 2>/dev/null) || return 1
-	v=${v#go1.}
-	[ "${v%%.*}" -ge "${1#1.}" ] 2>/dev/null
+# new_go N: prints the path of a go that is Go 1.N or later: the one on
+# PATH or /usr/local/go's (an old distribution go on PATH must not hide a
+# newer one there); fails if neither is.
+new_go() {
+	local go v
+	for go in "$(command -v go)" /usr/local/go/bin/go; do
+		[ -x "$go" ] || continue
+		v=$("$go" env GOVERSION 2>/dev/null) || continue
+		v=${v#go1.}
+		v=${v%%[!0-9]*}                 # 1.21rc2, 1.22.3: the minor version
+		[ -n "$v" ] && [ "$v" -ge "$1" ] && { echo "$go"; return 0; }
+	done
+	return 1
 }
 
 # Debian's prometheus-postgres-exporter package (0.11.1 on Debian 12),
 # unpacked into .cache rather than installed: installing it would start a
-# service on a machine with systemd. Prints the binary's path.
+# service on a machine with systemd. Unpacked aside and moved into place
+# once its binary runs, so that a cut download leaves nothing behind.
+# Prints the binary's path.
 debian_postgres_exporter() {
-	local dir=$REPO/.cache/debian-postgres-exporter deb
+	local dir=$REPO/.cache/debian-postgres-exporter tmp deb
 	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
-		rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
-		(cd "$dir/deb" && apt-get download -q prometheus-postgres-exporter >&2 ||
-			{ apt-get update -q >&2 && apt-get download -q prometheus-postgres-exporter >&2; }) || return 1
-		deb=$(ls "$dir"/deb/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$dir" || return 1
+		tmp=$(mktemp -d "$REPO/.cache/debian-postgres-exporter.XXXXXX") || return 1
+		if (cd "$tmp" && { apt-get download -q prometheus-postgres-exporter ||
+				{ apt-get update -q && apt-get download -q prometheus-postgres-exporter; }; }) >&2 &&
+			deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
+			"$tmp/root/usr/bin/prometheus-postgres-exporter" --version >/dev/null 2>&1; then
+			rm -rf "$dir" && mv "$tmp/root" "$dir"
+		fi
+		rm -rf "$tmp"
+		[ -x "$dir/usr/bin/prometheus-postgres-exporter" ] || return 1
 	fi
 	echo "$dir/usr/bin/prometheus-postgres-exporter"
 }

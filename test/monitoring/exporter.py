@@ -86,7 +86,7 @@ def one(samples, name, **labels):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else ""
     if not binary or not os.access(binary, os.X_OK):
-        skip(PLANNED, "postgres_exporter could not be built here (needs Go >= 1.21 and the Go module proxy)")
+        skip(PLANNED, "no postgres_exporter here (neither Go >= 1.21 with the module proxy nor Debian's package)")
         done()
     version = subprocess.run([binary, "--version"], capture_output=True, text=True)
     print("# " + (version.stdout + version.stderr).strip().splitlines()[0])
