@@ -23,7 +23,7 @@ DATA = $(wildcard $(EXTENSION)--*.sql)
 REGRESS = install columns size privileges bad_input methods system shapes hostile
 
 PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
-EXTRA_CLEAN = $(UNIT_TESTS) test/unit/asan
+EXTRA_CLEAN = $(UNIT_TESTS) test/unit/test_kernel_truth test/unit/asan
 
 # The default version's install and upgrade scripts are assembled from the
 # view sources in views/, one file a concern, with sed and cat only. They
@@ -84,6 +84,9 @@ UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap 
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_LDFLAGS) -o $@ $< $(UNIT_LIB)
+
+# its threads need libpthread where glibc < 2.34 keeps it apart
+test/unit/test_kernel_truth: UNIT_LDFLAGS += -pthread
 
 unit: $(UNIT_TESTS)
 	prove -v --exec '' $(UNIT_TESTS) :: test/fixtures
