@@ -70,6 +70,16 @@ host_threads(void)
 	return slash ? strtoll(slash + 1, NULL, 10) : 0;
 }
 
+/* THREAD_SIZE as the host's KernelStack and thread count say, or 0 */
+static int64_t
+host_thread_stack(void)
+{
+	sysmem_meminfo mi;
+
+	return sysmem_read_meminfo(&mi) == PROCFS_OK ?
+		kernel_thread_stack(mi.kernel_stack, host_threads()) : 0;
+}
+
 /* 8 kB PGDs where page-table isolation keeps a user copy (Meltdown) */
 static int64_t
 pgd_size(void)
@@ -87,7 +97,7 @@ void
 kernel_sizes_fallback(kernel_sizes *ks)
 {
 	memset(ks, 0, sizeof(*ks));
-	ks->thread_stack = 16384;	/* x86_64 and arm64 without KASAN */
+	ks->thread_stack = KERNEL_FALLBACK_STACK;
 	ks->pgd = 4096;
 	for (int c = 0; c < KC_NCACHES; c++)
 		ks->object[c] = caches[c].fallback + MEMCG_OBJ_POINTER;
@@ -96,7 +106,6 @@ kernel_sizes_fallback(kernel_sizes *ks)
 void
 kernel_sizes_read(kernel_sizes *ks)
 {
-	sysmem_meminfo mi;
 	int64_t		stack;
 
 	kernel_sizes_fallback(ks);
@@ -117,8 +126,7 @@ kernel_sizes_read(kernel_sizes *ks)
 				break;
 			}
 		}
-	stack = sysmem_read_meminfo(&mi) == PROCFS_OK ?
-		kernel_thread_stack(mi.kernel_stack, host_threads()) : 0;
+	stack = host_thread_stack();
 	if (stack > 0)
 	{
 		ks->thread_stack = stack;
@@ -137,6 +145,19 @@ kernel_sizes_get(void)
 	{
 		kernel_sizes_read(&sizes);
 		known = true;
+	}
+	else if (sizes.stack_from_kernel && sizes.thread_stack < KERNEL_FALLBACK_STACK)
+	{
+		/*
+		 * Exited threads not yet reaped count in loadavg without a stack: a
+		 * burst of them (a third of the host's) halved the estimate, for the
+		 * life of the process. They only ever lower it, so below the usual
+		 * size it is read again at each use and the largest one kept.
+		 */
+		int64_t		stack = host_thread_stack();
+
+		if (stack > sizes.thread_stack)
+			sizes.thread_stack = stack;
 	}
 	return &sizes;
 }

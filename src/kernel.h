@@ -80,6 +80,9 @@ extern void kernel_sizes_fallback(kernel_sizes *ks);
  */
 extern int64_t kernel_thread_stack(int64_t kernel_stack, int64_t threads);
 
+/* THREAD_SIZE where the host does not say: x86_64 and arm64 without KASAN */
+#define KERNEL_FALLBACK_STACK INT64_C(16384)
+
 /* Bytes of kernel memory a process with these counts holds; -1 if unknown. */
 extern int64_t kernel_memory(const kernel_sizes *ks, const kernel_counts *c);
 
