@@ -28,8 +28,12 @@ procmem_current_options(bool with_pss)
 	return opt;
 }
 
-/* the test-only hook (walk.h), looked up once per process */
-static void **before_read;
+/*
+ * The test-only hook's slot (walk.h), looked up at this process's first
+ * read: find_rendezvous_variable() allocates (in TopMemoryContext) then
+ * only; every later read, the sampler's included, tests one pointer.
+ */
+static void **before_read_slot;
 
 /*
  * Reads one member, as procmem_member() classed it; false when it is gone
@@ -49,10 +53,10 @@ procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 	}
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
-	if (before_read == NULL)
-		before_read = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
-	if (*before_read != NULL)
-		((procmem_before_read_fn) *before_read) (pid);
+	if (before_read_slot == NULL)
+		before_read_slot = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
+	if (*before_read_slot != NULL)
+		((procmem_before_read_fn) *before_read_slot) (pid);
 	o = *opt;
 	o.child = kind != MEMBER_POSTMASTER;
 	/* the membership check's stat is the identity the reading keeps to */

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -142,8 +143,10 @@ procmem_test_stop_before_read(PG_FUNCTION_ARGS)
  * The background worker of procmem_test_exec_child(): gives back its
  * PGPROC and the rest of its shared state, as an exiting process does,
  * then runs a shell: a child of the postmaster running another program.
- * The shell exits 0 on SIGTERM (another status would be a crash to the
- * postmaster), taking its sleep with it.
+ * The shell's trap makes SIGTERM an exit with status 0, taking its sleep
+ * with it: killed by the signal instead (as before the trap is set), it
+ * would be a crash to the postmaster, which then restarts every process
+ * (as it would for any exit status but 0 and 1).
  */
 void
 procmem_test_exec_main(Datum arg)
@@ -158,23 +161,47 @@ procmem_test_exec_main(Datum arg)
 	_exit(1);
 }
 
-/* Whether pid's executable is this backend's (false once it has exec'd). */
-static bool
-same_exe(pid_t pid)
+/*
+ * Where the shell of procmem_test_exec_main() is: 1 once it runs another
+ * executable than this backend's and catches SIGTERM (its trap is set:
+ * SigCgt in /proc/PID/status; before the exec, the worker's own handler
+ * catches it too), 0 before, -1 if pid is gone.
+ */
+static int
+shell_ready(pid_t pid)
 {
-	char		path[64], mine[MAXPGPATH], theirs[MAXPGPATH];
+	char		path[64], mine[MAXPGPATH], theirs[MAXPGPATH], line[256];
 	ssize_t		a, b;
+	FILE	   *f;
+	int			ready = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
 	a = readlink("/proc/self/exe", mine, sizeof(mine));
 	b = readlink(path, theirs, sizeof(theirs));
-	return a > 0 && b == a && memcmp(mine, theirs, a) == 0;
+	if (a <= 0)
+		elog(ERROR, "procmem_test: readlink(/proc/self/exe) failed: %m");
+	if (b <= 0)
+		return -1;
+	if (b == a && memcmp(mine, theirs, a) == 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+	{
+		unsigned long long caught;
+
+		if (sscanf(line, "SigCgt: %llx", &caught) == 1)
+			ready = (caught >> (SIGTERM - 1)) & 1;
+	}
+	fclose(f);
+	return ready;
 }
 
 /*
  * procmem_test_exec_child(): a child of the postmaster (a background
- * worker) that now runs /bin/sh, of the server's user; its pid once it
- * has exec'd.
+ * worker) that now runs /bin/sh, of the server's user; its pid once the
+ * shell has set its trap, so that SIGTERM ends it with status 0.
  */
 Datum
 procmem_test_exec_child(PG_FUNCTION_ARGS)
@@ -182,6 +209,7 @@ procmem_test_exec_child(PG_FUNCTION_ARGS)
 	BackgroundWorker w;
 	BackgroundWorkerHandle *h;
 	pid_t		pid;
+	int			ready;
 
 	memset(&w, 0, sizeof(w));
 	w.bgw_flags = BGWORKER_SHMEM_ACCESS;
@@ -196,12 +224,14 @@ procmem_test_exec_child(PG_FUNCTION_ARGS)
 		elog(ERROR, "procmem_test: could not register a background worker");
 	if (WaitForBackgroundWorkerStartup(h, &pid) != BGWH_STARTED)
 		elog(ERROR, "procmem_test: the background worker did not start");
-	for (int i = 0; same_exe(pid); i++)
+	for (int i = 0; (ready = shell_ready(pid)) == 0; i++)
 	{
 		if (i == 1000)
-			elog(ERROR, "procmem_test: process %d did not exec", (int) pid);
+			elog(ERROR, "procmem_test: process %d did not run its shell's trap", (int) pid);
 		pg_usleep(10000L);
 	}
+	if (ready < 0)
+		elog(ERROR, "procmem_test: process %d exited before its shell was ready", (int) pid);
 	PG_RETURN_INT32(pid);
 }
 
