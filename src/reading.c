@@ -255,6 +255,8 @@ procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identi
 	s->overhead = procmem_overhead(s, opt->method, &s->overhead_method);
 
 	/* the same process, still alive, from start to end of the reads? */
+	if (opt->after_reads)
+		opt->after_reads(pid);
 	if (procfs_read_stat(pid, &after) != PROCFS_OK || procfs_stat_dead(&after) ||
 		after.starttime != s->stat.starttime)
 		return READ_GONE;

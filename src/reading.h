@@ -63,6 +63,8 @@ typedef struct procmem_options
 	bool		child;			/* a child of the postmaster, not itself */
 	bool		know_inherited;	/* inherited_fds was read */
 	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */
+	/* test-only (walk.h): called after the reads, before the identity check */
+	void		(*after_reads) (pid_t pid);
 } procmem_options;
 
 typedef struct procmem_reading

@@ -33,7 +33,13 @@ procmem_current_options(bool with_pss)
  * read: find_rendezvous_variable() allocates (in TopMemoryContext) then
  * only; every later read, the sampler's included, tests one pointer.
  */
-static void **before_read_slot;
+static void **read_hook_slot;
+
+static void
+hook_after_reads(pid_t pid)
+{
+	((procmem_read_hook_fn) *read_hook_slot) (pid, PROCMEM_AFTER_READS);
+}
 
 /*
  * Reads one member, as procmem_member() classed it; false when it is gone
@@ -53,12 +59,13 @@ procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,
 	}
 	if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 		return false;
-	if (before_read_slot == NULL)
-		before_read_slot = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
-	if (*before_read_slot != NULL)
-		((procmem_before_read_fn) *before_read_slot) (pid);
+	if (read_hook_slot == NULL)
+		read_hook_slot = find_rendezvous_variable(PROCMEM_READ_HOOK);
+	if (*read_hook_slot != NULL)
+		((procmem_read_hook_fn) *read_hook_slot) (pid, PROCMEM_BEFORE_READ);
 	o = *opt;
 	o.child = kind != MEMBER_POSTMASTER;
+	o.after_reads = *read_hook_slot != NULL ? hook_after_reads : NULL;
 	/* the membership check's stat is the identity the reading keeps to */
 	return procmem_read_process(pid, o.child ? PostmasterPid : -1, id, &o, s) == READ_OK;
 }

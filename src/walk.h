@@ -17,12 +17,18 @@ extern void procmem_walk(procmem_visit_fn visit, void *dest, const procmem_optio
 
 /*
  * Test-only: test/modules/procmem_test sets the rendezvous variable of this
- * name (find_rendezvous_variable()) to a procmem_before_read_fn to act on a
+ * name (find_rendezvous_variable()) to a procmem_read_hook_fn to act on a
  * process between its membership check and its read (delay the read, stop
- * the process). NULL otherwise; no setting or SQL function reaches it.
+ * the process), and between its reads and the check that it is still the
+ * same process. NULL otherwise; no setting or SQL function reaches it.
  */
-#define PROCMEM_BEFORE_READ_HOOK "pg_procmem_before_read"
-typedef void (*procmem_before_read_fn) (pid_t pid);
+#define PROCMEM_READ_HOOK "pg_procmem_read_hook"
+typedef enum procmem_read_phase
+{
+	PROCMEM_BEFORE_READ,
+	PROCMEM_AFTER_READS
+} procmem_read_phase;
+typedef void (*procmem_read_hook_fn) (pid_t pid, procmem_read_phase phase);
 
 /* Reads one member as its kind says (a hidden one: figures unknown). */
 extern bool procmem_read_member(pid_t pid, procmem_membership kind, const procfs_stat *id,

@@ -61,6 +61,8 @@ CREATE FUNCTION pg_temp.reads_seen() RETURNS bigint
 	AS '$libdir/procmem_test', 'procmem_test_reads' LANGUAGE C STRICT;
 CREATE FUNCTION pg_temp.stop_before_read(pid integer) RETURNS void
 	AS '$libdir/procmem_test', 'procmem_test_stop_before_read' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.stop_after_reads(pid integer) RETURNS void
+	AS '$libdir/procmem_test', 'procmem_test_stop_after_reads' LANGUAGE C STRICT;
 
 -- Processes of the server's user that pass one membership check only: a
 -- child of the postmaster that runs /bin/sh (a background worker that

@@ -8,7 +8,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(10);
+SELECT plan(12);
 
 -- A process's start time (clock ticks after boot) from /proc/PID/stat while
 -- it lives (not a zombie): NULL once it has exited. Pid and start time
@@ -89,6 +89,17 @@ SELECT is(pg_temp.rows_or_error(format('SELECT * FROM pg_procmem_process(%s)', p
 SELECT pg_temp.stop_before_read(pid) FROM leaving;
 SELECT is(pg_temp.rows_or_error(format('SELECT * FROM pg_procmem_process(%s)', pid)), '0 rows',
 	'the same connection exiting between its membership check and its read: no row, no error')
+FROM leaving;
+SELECT ok(pg_temp.reads_seen() = 1 AND pg_stat_file('/proc/' || pid, true) IS NULL,
+	'... it had been listed, and has exited') FROM leaving;
+
+-- One that exits once its files were all read, before the reader checks
+-- it is still the same process: its figures were read, but no row.
+TRUNCATE leaving;
+INSERT INTO leaving SELECT pid FROM extra WHERE c = 3;
+SELECT pg_temp.stop_after_reads(pid) FROM leaving;
+SELECT is(pg_temp.rows_or_error(format('SELECT * FROM pg_procmem_process(%s)', pid)), '0 rows',
+	'a connection exiting after its reads, before the identity check: no row, no error')
 FROM leaving;
 SELECT ok(pg_temp.reads_seen() = 1 AND pg_stat_file('/proc/' || pid, true) IS NULL,
 	'... it had been listed, and has exited') FROM leaving;

@@ -34,6 +34,7 @@ PG_FUNCTION_INFO_V1(procmem_test_linger_on_exit);
 PG_FUNCTION_INFO_V1(procmem_test_delay_reads);
 PG_FUNCTION_INFO_V1(procmem_test_reads);
 PG_FUNCTION_INFO_V1(procmem_test_stop_before_read);
+PG_FUNCTION_INFO_V1(procmem_test_stop_after_reads);
 PG_FUNCTION_INFO_V1(procmem_test_exec_child);
 PG_FUNCTION_INFO_V1(procmem_test_fork_child);
 PG_FUNCTION_INFO_V1(procmem_test_stop);
@@ -62,10 +63,11 @@ procmem_test_linger_on_exit(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* What the hook does in this backend: reads seen, delay, pid to stop */
+/* What the hook does in this backend: reads seen, delay, pid to stop and when */
 static int64 reads_seen;
 static int	read_delay_ms;
 static pid_t stop_pid;
+static procmem_read_phase stop_phase;
 
 /* Waits until pid is no process at all (reaped), 10 s at most. */
 static bool
@@ -87,12 +89,15 @@ wait_gone(pid_t pid)
 
 /* The hook: no CHECK_FOR_INTERRUPTS here, the walk's own are tested */
 static void
-before_read(pid_t pid)
+read_hook(pid_t pid, procmem_read_phase phase)
 {
-	reads_seen++;
-	if (read_delay_ms > 0)
-		pg_usleep((long) read_delay_ms * 1000L);
-	if (pid == stop_pid)
+	if (phase == PROCMEM_BEFORE_READ)
+	{
+		reads_seen++;
+		if (read_delay_ms > 0)
+			pg_usleep((long) read_delay_ms * 1000L);
+	}
+	if (pid == stop_pid && phase == stop_phase)
 	{
 		stop_pid = 0;
 		if (kill(pid, SIGTERM) != 0 || !wait_gone(pid))
@@ -103,9 +108,9 @@ before_read(pid_t pid)
 static void
 set_hook(void)
 {
-	void	  **slot = find_rendezvous_variable(PROCMEM_BEFORE_READ_HOOK);
+	void	  **slot = find_rendezvous_variable(PROCMEM_READ_HOOK);
 
-	*slot = (read_delay_ms > 0 || stop_pid > 0) ? (void *) before_read : NULL;
+	*slot = (read_delay_ms > 0 || stop_pid > 0) ? (void *) read_hook : NULL;
 }
 
 /* procmem_test_delay_reads(ms): every read waits ms first (0: none); counts from 0 */
@@ -134,6 +139,21 @@ Datum
 procmem_test_stop_before_read(PG_FUNCTION_ARGS)
 {
 	stop_pid = PG_GETARG_INT32(0);
+	stop_phase = PROCMEM_BEFORE_READ;
+	reads_seen = 0;
+	set_hook();
+	PG_RETURN_VOID();
+}
+
+/*
+ * procmem_test_stop_after_reads(pid): the same once pid's files have all
+ * been read, before the reader checks it is still the same process.
+ */
+Datum
+procmem_test_stop_after_reads(PG_FUNCTION_ARGS)
+{
+	stop_pid = PG_GETARG_INT32(0);
+	stop_phase = PROCMEM_AFTER_READS;
 	reads_seen = 0;
 	set_hook();
 	PG_RETURN_VOID();
