@@ -267,8 +267,22 @@ def hog(nbytes, oom_adj=0):
     return p, line.strip() == "ready"
 
 
+def cgroup_room():
+    """The cgroup's limit less its usage, page cache aside, from its own
+    files (v2 memory.stat file - shmem; v1 total_cache - total_shmem)."""
+    with open(cg_file("memory.stat")) as f:
+        stat = dict(line.split() for line in f)
+    page_cache = (int(stat["file"]) - int(stat["shmem"]) if "file" in stat
+                  else int(stat["total_cache"]) - int(stat["total_shmem"]))
+    with open(cg_file(*LIMIT_FILE)) as f:
+        limit = int(f.read())
+    with open(cg_file("memory.current", "memory.usage_in_bytes")) as f:
+        usage = int(f.read())
+    return limit - (usage - page_cache)
+
+
 def cgroup_checks():
-    with section(9, "cgroup"):
+    with section(10, "cgroup"):
         if not CGROUP:
             skip_rest("no memory cgroup could be made for the server here")
         quiet("cgroup_limit", "no limit on the server's cgroup")
@@ -281,6 +295,17 @@ def cgroup_checks():
             p, ready = hog(int(limit * 0.95) - used)
             try:
                 ok(ready, "a process in the cgroup holds 95% of its 1 GB limit")
+                # available is the tighter of MemAvailable and the room: the
+                # room here, read from the cgroup's files before and after
+                # (16 MB: the backend that reads the view is charged too)
+                before = min(meminfo("MemAvailable"), cgroup_room())
+                h = rows("SELECT available, mem_available FROM pg_procmem_headroom")[0]
+                after = min(meminfo("MemAvailable"), cgroup_room())
+                ok(min(before, after) - (16 << 20) <= int(h["available"]) <= max(before, after) + (16 << 20)
+                   and int(h["available"]) < int(h["mem_available"]) // 2,
+                   "headroom's available is the cgroup's room (limit less usage, page cache aside), "
+                   "the tighter of the two, well below MemAvailable",
+                   {"view": h, "room and MemAvailable, the tighter, before": before, "after": after})
                 loud("cgroup_limit", "5% of the cgroup's limit left")
                 # memory short, and the killer would take an auxiliary process
                 # of the server first: an unprotected postmaster is critical

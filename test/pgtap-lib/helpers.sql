@@ -108,3 +108,55 @@ BEGIN
 	END LOOP;
 	RETURN false;
 END $$;
+
+-- A view's derived figures against the raw figures they come from, read
+-- just before and just after it: raw (a query, one row) into r0, view (a
+-- query, one row) into v, raw again into r1, the three under one fresh
+-- statistics snapshot. checks holds one row per test: {description, the
+-- view's figure (an expression over v), the recomputed one (an expression
+-- over r and v, evaluated with r0 and with r1), slack (the same, with
+-- r0)}. A check passes in a window where the two recomputed figures agree
+-- within the slack and the view's lies between them, give or take the
+-- slack. Memory shared with the whole machine (a cgroup's usage,
+-- MemAvailable) moves within a window, at times by more than a wrong term
+-- would: such a window proves nothing either way, and the triple is taken
+-- again, up to tries times, until every check has passed in one. One TAP
+-- line per check, with the figures of its last window when it did not
+-- pass. r0, v, r1 (the last window's) stay for the caller.
+CREATE FUNCTION pg_temp.around_reads(raw text, view text, checks text[], tries integer DEFAULT 50)
+RETURNS SETOF text LANGUAGE plpgsql SET client_min_messages = warning AS $$
+DECLARE
+	n integer := array_length(checks, 1);
+	passed boolean[] := array_fill(false, ARRAY[n]);
+	calm integer[] := array_fill(0, ARRAY[n]);
+	figures text[] := array_fill(''::text, ARRAY[n]);
+	g numeric; a numeric; b numeric; sl numeric;
+	tried integer := 0;
+BEGIN
+	WHILE tried < tries AND false = ANY (passed) LOOP
+		tried := tried + 1;
+		DROP TABLE IF EXISTS pg_temp.r0, pg_temp.v, pg_temp.r1;
+		PERFORM pg_stat_clear_snapshot();
+		EXECUTE 'CREATE TEMP TABLE r0 AS ' || raw;
+		EXECUTE 'CREATE TEMP TABLE v AS ' || view;
+		EXECUTE 'CREATE TEMP TABLE r1 AS ' || raw;
+		FOR i IN 1..n LOOP
+			CONTINUE WHEN passed[i];
+			EXECUTE format('SELECT (SELECT (%1$s)::numeric FROM v), (SELECT (%2$s)::numeric FROM r0 r, v),
+			                       (SELECT (%2$s)::numeric FROM r1 r, v), (SELECT (%3$s)::numeric FROM r0 r, v)',
+			               checks[i][2], checks[i][3], checks[i][4])
+				INTO g, a, b, sl;
+			IF abs(a - b) <= sl THEN
+				calm[i] := calm[i] + 1;
+				passed[i] := coalesce(g BETWEEN least(a, b) - sl AND greatest(a, b) + sl, false);
+			END IF;
+			figures[i] := format('view: %s; recomputed before: %s, after: %s; slack %s', g, a, b, sl);
+		END LOOP;
+	END LOOP;
+	FOR i IN 1..n LOOP
+		RETURN NEXT ok(passed[i], checks[i][1])
+			|| CASE WHEN passed[i] THEN '' ELSE E'\n' || diag(format(
+			       '%s (the last of %s windows; %s of them with the two reads within the slack)',
+			       figures[i], tried, calm[i])) END;
+	END LOOP;
+END $$;

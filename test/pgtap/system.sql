@@ -4,7 +4,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(24);
+SELECT plan(27);
 
 -- This backend's memory cgroup line: v1's memory controller if there is one.
 CREATE FUNCTION pg_temp.cgroup_line() RETURNS text[] LANGUAGE sql AS $$
@@ -25,12 +25,20 @@ SELECT is((SELECT swap_total FROM sys), pg_temp.meminfo('SwapTotal'), 'SwapTotal
 SELECT is((SELECT commit_limit FROM sys), pg_temp.meminfo('CommitLimit'), 'CommitLimit');
 SELECT is((SELECT overcommit_memory FROM sys),
 	trim(pg_read_file('/proc/sys/vm/overcommit_memory'))::integer, 'vm.overcommit_memory');
--- (a mode that could not be read is NULL: it fails, whatever the file says)
+-- (a mode that could not be read is NULL: it fails, whatever the file says;
+-- the defrag file names its mode the same way: where both name the same
+-- one, a read of the wrong file would pass here, and the diag says so:
+-- test/advice/advice.py sets enabled alone and expects the finding)
 SELECT CASE WHEN pg_stat_file('/sys/kernel/mm/transparent_hugepage/enabled', true) IS NULL
 	THEN skip('no transparent huge pages on this kernel', 1)
 	ELSE is((SELECT coalesce(transparent_hugepage, '(not read)') FROM sys),
 	        (regexp_match(pg_read_file('/sys/kernel/mm/transparent_hugepage/enabled'), '\[(\w+)\]'))[1],
 	        'transparent huge page mode') END;
+SELECT diag(format('THP enabled [%s], defrag [%s]%s', e, d,
+	CASE WHEN e = d THEN ': the same mode, so this test alone does not tell the two files apart' ELSE '' END))
+FROM (SELECT (regexp_match(pg_read_file('/sys/kernel/mm/transparent_hugepage/enabled', 0, 200, true), '\[([\w+]+)\]'))[1] e,
+             (regexp_match(pg_read_file('/sys/kernel/mm/transparent_hugepage/defrag', 0, 200, true), '\[([\w+]+)\]'))[1] d) x
+WHERE e IS NOT NULL;
 
 SELECT is((SELECT ARRAY[cgroup_version::text, cgroup_path] FROM sys), pg_temp.cgroup_line(),
 	'the memory cgroup named in /proc/self/cgroup');
@@ -76,9 +84,14 @@ SELECT ok((SELECT main_segment_resident >= (SELECT max(rss_shmem) - 16777216 FRO
 
 -- headroom, with idle connections to take the average from, once no
 -- connection of an earlier test is still exiting (one that has given back
--- its PGPROC is a client backend here, but no longer in pg_stat_activity)
+-- its PGPROC is a client backend here, but no longer in pg_stat_activity).
+-- One of them keeps 16 MB of local buffers (temp_buffers, filled by a
+-- temporary table) while idle: their average is then well above the
+-- smallest client backend, the figure used when none is idle.
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT dblink_connect('idle' || i, pg_temp.connstr()) FROM generate_series(1, 3) i;
+SELECT dblink_exec('idle1', $q$SET temp_buffers = '16MB'; CREATE TEMP TABLE big AS
+	SELECT g, repeat('x', 150) AS pad FROM generate_series(1, 150000) g$q$);
 CREATE FUNCTION pg_temp.headroom() RETURNS SETOF pg_procmem_headroom LANGUAGE plpgsql AS $$
 BEGIN
 	FOR i IN 1..100 LOOP
@@ -94,13 +107,17 @@ END $$;
 CREATE TEMP TABLE h AS SELECT * FROM pg_temp.headroom();
 SELECT ok((SELECT idle_client_backends >= 3 AND avg_idle_overhead BETWEEN 262144 AND 67108864 FROM h),
 	'three idle connections: an average idle overhead between 256 kB and 64 MB');
+SELECT ok((SELECT avg_idle_overhead > 2 * (SELECT min(overhead) FROM pg_procmem_backends
+	                                       WHERE backend_type = 'client backend') FROM h),
+	'the one holding 16 MB of local buffers lifts their average above twice the smallest client backend''s');
 -- The derived columns against the raw figures, recomputed here as
 -- docs/views.md defines them: the idle client backends (pg_stat_activity)
 -- and their private_anon + VmPTE + kernel (pg_procmem_processes(), VmPTE
 -- from /proc/PID/status), MemAvailable from /proc/meminfo and the cgroup's
 -- room (pg_procmem_system_info()), read just before and just after the
--- view. Its figures must lie between the two reads' (MemAvailable moves
--- with the whole machine: 32 MB more either way).
+-- view. Its figures must lie between the two reads' (MemAvailable: 32 MB
+-- more either way), in a window where the two agree within that
+-- (pg_temp.around_reads: MemAvailable is the whole machine's).
 CREATE FUNCTION pg_temp.raw_headroom(OUT idle_avg bigint, OUT available bigint, OUT clients bigint)
 LANGUAGE sql AS $$
 	SELECT (SELECT avg(p.private_anon + (regexp_match(pg_read_file('/proc/' || p.pid || '/status', 0, 100000, true),
@@ -109,27 +126,21 @@ LANGUAGE sql AS $$
 	        WHERE a.backend_type = 'client backend' AND a.state = 'idle')::bigint,
 	       (SELECT LEAST(pg_temp.meminfo('MemAvailable'), cgroup_room) FROM pg_procmem_system_info()),
 	       (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') $$;
-SELECT pg_stat_clear_snapshot();
-CREATE TEMP TABLE r0 AS SELECT * FROM pg_temp.raw_headroom();
-CREATE TEMP TABLE h1 AS SELECT * FROM pg_procmem_headroom;
-CREATE TEMP TABLE r1 AS SELECT * FROM pg_temp.raw_headroom();
-CREATE FUNCTION pg_temp.between_reads(got numeric, e0 numeric, e1 numeric, slack numeric, what text)
-RETURNS text LANGUAGE sql AS $$
-	SELECT ok(coalesce(got BETWEEN least(e0, e1) - slack AND greatest(e0, e1) + slack, false), what)
-	    || CASE WHEN coalesce(got BETWEEN least(e0, e1) - slack AND greatest(e0, e1) + slack, false) THEN ''
-	            ELSE E'\n' || diag(format('view: %s; recomputed before: %s, after: %s', got, e0, e1)) END $$;
-SELECT pg_temp.between_reads(h1.avg_idle_overhead, r0.idle_avg, r1.idle_avg, 131072,
-	'avg_idle_overhead: the idle client backends'' private_anon + VmPTE + kernel, averaged') FROM h1, r0, r1;
-SELECT pg_temp.between_reads(h1.available, r0.available, r1.available, 33554432,
-	'available: the tighter of MemAvailable (/proc/meminfo) and the cgroup''s room') FROM h1, r0, r1;
-SELECT pg_temp.between_reads(h1.more_idle_connections_fit, r0.available / r0.idle_avg, r1.available / r1.idle_avg,
-	0.1 * r0.available / r0.idle_avg,
-	'more_idle_connections_fit: that divided by the idle backends'' average, within 10%') FROM h1, r0, r1;
-SELECT is((SELECT client_backends FROM h1), (SELECT clients FROM r0),
-	'client_backends: the client backends of pg_stat_activity');
+SELECT pg_temp.around_reads('SELECT * FROM pg_temp.raw_headroom()', 'SELECT * FROM pg_procmem_headroom', ARRAY[
+	ARRAY['avg_idle_overhead: the idle client backends'' private_anon + VmPTE + kernel, averaged',
+	      'v.avg_idle_overhead', 'r.idle_avg', '131072'],
+	ARRAY['per_connection: that average (there are idle client backends)',
+	      'v.per_connection', 'r.idle_avg', '131072'],
+	ARRAY['available: the tighter of MemAvailable (/proc/meminfo) and the cgroup''s room',
+	      'v.available', 'r.available', '33554432'],
+	ARRAY['more_idle_connections_fit: that divided by the idle backends'' average, within 10%',
+	      'v.more_idle_connections_fit', 'r.available / r.idle_avg', '0.1 * r.available / r.idle_avg'],
+	ARRAY['client_backends: the client backends of pg_stat_activity',
+	      'v.client_backends', 'r.clients', '0']]);
+SELECT is((SELECT per_connection_from FROM v), 'the average idle client backend', 'per_connection_from says so');
 -- slots left for an ordinary role: neither the superusers' reserve nor, on
 -- 16 and later, reserved_connections (scripts/test sets it there)
-SELECT is((SELECT connection_slots_left FROM h1),
+SELECT is((SELECT connection_slots_left FROM v),
 	(SELECT GREATEST(current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
 	                 - coalesce(current_setting('reserved_connections', true)::int, 0) - clients, 0)
 	 FROM r0)::bigint,
@@ -138,16 +149,22 @@ SELECT is((SELECT connection_slots_left FROM h1),
 SELECT dblink_disconnect('idle' || i) FROM generate_series(1, 3) i;
 
 -- the exposures, from the settings (not at their defaults, so that each
--- factor counts; temp_buffers is fixed once temporary tables were used)
+-- factor counts; temp_buffers is fixed once temporary tables were used).
+-- Autovacuum workers take autovacuum_work_mem, maintenance_work_mem where
+-- it is -1 (a server setting: whichever this server has).
 SET LOCAL work_mem = '3MB';
 SET LOCAL hash_mem_multiplier = 3;
 SET LOCAL maintenance_work_mem = '70MB';
 SELECT is((SELECT ARRAY[work_mem_exposure, autovacuum_exposure, temp_buffers_exposure] FROM pg_procmem_headroom),
 	ARRAY[current_setting('max_connections')::bigint * 3 * 1048576 * 3,
-	      current_setting('autovacuum_max_workers')::bigint * 70 * 1048576,
+	      current_setting('autovacuum_max_workers')::bigint
+	          * CASE current_setting('autovacuum_work_mem') WHEN '-1' THEN 70 * 1048576
+	                 ELSE pg_size_bytes(current_setting('autovacuum_work_mem')) END,
 	      current_setting('max_connections')::bigint * pg_size_bytes(current_setting('temp_buffers'))],
-	'work_mem_exposure = max_connections x work_mem x hash_mem_multiplier; autovacuum_exposure = '
-	'autovacuum_max_workers x maintenance_work_mem (autovacuum_work_mem -1); temp_buffers_exposure = max_connections x temp_buffers');
+	format('work_mem_exposure = max_connections x work_mem x hash_mem_multiplier; autovacuum_exposure = '
+	       'autovacuum_max_workers x %s; temp_buffers_exposure = max_connections x temp_buffers',
+	       CASE current_setting('autovacuum_work_mem') WHEN '-1' THEN 'maintenance_work_mem (autovacuum_work_mem -1)'
+	            ELSE 'autovacuum_work_mem (' || current_setting('autovacuum_work_mem') || ')' END));
 
 SELECT * FROM finish();
 ROLLBACK;
