@@ -91,23 +91,30 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN 'ERROR: ' || SQLERRM;
 END $$;
 
+-- Whether the boolean query cond holds within seconds: tried every 0.1 s,
+-- each time with fresh statistics (pg_stat_activity).
+CREATE FUNCTION pg_temp.eventually(cond text, seconds numeric DEFAULT 5) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE holds boolean;
+BEGIN
+	FOR i IN 1..greatest(1, (seconds * 10)::integer) LOOP
+		PERFORM pg_stat_clear_snapshot();
+		EXECUTE cond INTO holds;
+		IF holds THEN RETURN true; END IF;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN false;
+END $$;
+
 -- Waits (up to 10 s) until no connection of an earlier test is still
 -- exiting: one that has given back its PGPROC is still a process of the
 -- walk (a client backend by its title), but no longer in pg_stat_activity.
 -- Tests that compare the walk with pg_stat_activity, or one walk's count
 -- with a later one, take their figures after it. True once none is left.
-CREATE FUNCTION pg_temp.no_exiting_connection() RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1..100 LOOP
-		PERFORM pg_stat_clear_snapshot();
-		IF NOT EXISTS (SELECT FROM pg_procmem_backends b WHERE b.backend_type = 'client backend'
-		               AND b.pid NOT IN (SELECT pid FROM pg_stat_activity)) THEN
-			RETURN true;
-		END IF;
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN false;
-END $$;
+CREATE FUNCTION pg_temp.no_exiting_connection() RETURNS boolean LANGUAGE sql AS $$
+	SELECT pg_temp.eventually($q$SELECT NOT EXISTS (SELECT FROM pg_procmem_backends b
+		WHERE b.backend_type = 'client backend' AND b.pid NOT IN (SELECT pid FROM pg_stat_activity))$q$, 10)
+$$;
 
 -- A view's derived figures against the raw figures they come from, read
 -- just before and just after it: raw (a query, one row) into r0, view (a

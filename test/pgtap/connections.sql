@@ -15,22 +15,12 @@ FROM generate_series(1, 3) i, LATERAL dblink_connect('c' || i, pg_temp.connstr()
 -- true once all three pids are client backend rows (want) or no pid is a
 -- row at all (not want; a backend leaves pg_stat_activity before it exits,
 -- so that case looks at processes, whatever their type); 5 s at most.
-CREATE FUNCTION pg_temp.rows_are(want boolean) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE n integer;
-BEGIN
-	FOR i IN 1..50 LOOP
-		PERFORM pg_stat_clear_snapshot();
-		IF want THEN
-			SELECT count(*) INTO n FROM pg_procmem_backends b JOIN conns c USING (pid)
-			WHERE b.backend_type = 'client backend';
-		ELSE
-			SELECT count(*) INTO n FROM pg_procmem_processes() p JOIN conns c USING (pid);
-		END IF;
-		IF (want AND n = 3) OR (NOT want AND n = 0) THEN RETURN true; END IF;
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN false;
-END $$;
+CREATE FUNCTION pg_temp.rows_are(want boolean) RETURNS boolean LANGUAGE sql AS $$
+	SELECT pg_temp.eventually(CASE WHEN want
+		THEN $q$SELECT count(*) = 3 FROM pg_procmem_backends b JOIN conns c USING (pid)
+		        WHERE b.backend_type = 'client backend'$q$
+		ELSE 'SELECT count(*) = 0 FROM pg_procmem_processes() p JOIN conns c USING (pid)' END)
+$$;
 
 SELECT ok(pg_temp.rows_are(true), 'three dblink connections are client backend rows');
 SELECT is((SELECT count(*) FROM conns c, LATERAL pg_procmem_process(c.pid) p

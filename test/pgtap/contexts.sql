@@ -75,19 +75,10 @@ SELECT * FROM dblink_get_result('sorter', false) AS t(r text);
 
 -- a closed backend's slot is emptied
 SELECT dblink_disconnect('sorter');
-CREATE FUNCTION pg_temp.gone() RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1..50 LOOP
-		IF NOT EXISTS (SELECT FROM pg_procmem_backend_contexts() JOIN sorter USING (pid)) THEN
-			RETURN true;
-		END IF;
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN false;
-END $$;
 -- (a reader shows a slot only if the live PGPROC at its index has its pid;
 -- at exit the backend also empties the slot)
-SELECT ok(pg_temp.gone(), 'after it disconnected, its slot shows nothing');
+SELECT ok(pg_temp.eventually('SELECT NOT EXISTS (SELECT FROM pg_procmem_backend_contexts() JOIN sorter USING (pid))'),
+	'after it disconnected, its slot shows nothing');
 
 -- new backends start from nothing, whatever slot they get
 SELECT dblink_connect('fresh' || i, pg_temp.connstr()) FROM generate_series(1, 3) i;

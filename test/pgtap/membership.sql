@@ -107,15 +107,8 @@ SELECT ok((SELECT overhead > 0 AND rss > overhead FROM pg_procmem_backends WHERE
 SELECT is((SELECT process FROM pg_procmem_top WHERE pid = (SELECT pid FROM leaving)), 'client backend',
 	'... as does pg_procmem_top');
 -- and it must be gone before the next test file counts processes
-CREATE FUNCTION pg_temp.gone(p integer) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1..100 LOOP
-		IF NOT EXISTS (SELECT FROM pg_procmem_processes() WHERE pid = p) THEN RETURN true; END IF;
-		PERFORM pg_sleep(0.05);
-	END LOOP;
-	RETURN false;
-END $$;
-SELECT ok(pg_temp.gone((SELECT pid FROM leaving)), '... until it has exited');
+SELECT ok(pg_temp.eventually('SELECT NOT EXISTS (SELECT FROM pg_procmem_processes() JOIN leaving USING (pid))'),
+	'... until it has exited');
 
 -- Each membership check on its own (members.c), with a process of the
 -- server's user that passes the other: a child of the postmaster running

@@ -1,8 +1,9 @@
 -- The walk over this server's processes (src/walk.c), held by the test-only
 -- module's hook between each process's membership check and its read: a
 -- cancel takes effect between two processes, inside one call; a process
--- that exits after it was listed and before it is read is no row and no
--- error.
+-- that exits after it was listed and before it is read, or after its reads
+-- and before the reader checks it is still the same process, is no row and
+-- no error.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;

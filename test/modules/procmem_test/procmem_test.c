@@ -135,13 +135,19 @@ procmem_test_reads(PG_FUNCTION_ARGS)
  * check and before it is read, terminate it (SIGTERM) and wait until it
  * has exited and been reaped; once only.
  */
+static void
+stop_at(pid_t pid, procmem_read_phase phase)
+{
+	stop_pid = pid;
+	stop_phase = phase;
+	reads_seen = 0;
+	set_hook();
+}
+
 Datum
 procmem_test_stop_before_read(PG_FUNCTION_ARGS)
 {
-	stop_pid = PG_GETARG_INT32(0);
-	stop_phase = PROCMEM_BEFORE_READ;
-	reads_seen = 0;
-	set_hook();
+	stop_at(PG_GETARG_INT32(0), PROCMEM_BEFORE_READ);
 	PG_RETURN_VOID();
 }
 
@@ -152,10 +158,7 @@ procmem_test_stop_before_read(PG_FUNCTION_ARGS)
 Datum
 procmem_test_stop_after_reads(PG_FUNCTION_ARGS)
 {
-	stop_pid = PG_GETARG_INT32(0);
-	stop_phase = PROCMEM_AFTER_READS;
-	reads_seen = 0;
-	set_hook();
+	stop_at(PG_GETARG_INT32(0), PROCMEM_AFTER_READS);
 	PG_RETURN_VOID();
 }
 
