@@ -264,9 +264,15 @@ ensure_postgres_exporter() {
 		fi
 		log "building postgres_exporter $POSTGRES_EXPORTER_VERSION with $("$go" version)"
 		dir=$("$go" mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
-			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p') || return 1
-		[ -n "$dir" ] || return 1
-		(cd "$dir" && GOFLAGS=-buildvcs=false "$go" build -o "$bin" ./cmd/postgres_exporter) >&2 || return 1
+			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+		# the version it prints (exporter.py says which it scraped)
+		if [ -z "$dir" ] || ! (cd "$dir" && GOFLAGS=-buildvcs=false "$go" build -o "$bin" \
+				-ldflags "-X github.com/prometheus/common/version.Version=${POSTGRES_EXPORTER_VERSION#v}" \
+				./cmd/postgres_exporter) >&2; then
+			log "could not build postgres_exporter $POSTGRES_EXPORTER_VERSION (the module proxy?): Debian's instead"
+			debian_postgres_exporter
+			return
+		fi
 	fi
 	echo "$bin"
 }
@@ -294,7 +300,7 @@ new_go() {
 debian_postgres_exporter() {
 	local dir=$REPO/.cache/debian-postgres-exporter tmp deb
 	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
-		tmp=$(mktemp -d "$REPO/.cache/debian-postgres-exporter.XXXXXX") || return 1
+		mkdir -p "$REPO/.cache" && tmp=$(mktemp -d "$REPO/.cache/debian-postgres-exporter.XXXXXX") || return 1
 		if (cd "$tmp" && { apt-get download -q prometheus-postgres-exporter ||
 				{ apt-get update -q && apt-get download -q prometheus-postgres-exporter; }; }) >&2 &&
 			deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&

@@ -18,6 +18,7 @@ PSQL = os.environ.get("PSQL", "psql")
 _n = 0
 _failed = 0
 _skipped = 0
+_skip_why = ""
 
 
 def ok(cond, desc, diag=None):
@@ -36,8 +37,9 @@ def ok(cond, desc, diag=None):
 def skip(count, why):
     """Says count tests could not run here, and why: scripts/test counts
     SKIPPED lines, not as passed; a file that ran nothing else plans 1..0."""
-    global _skipped
+    global _skipped, _skip_why
     _skipped += count
+    _skip_why = why
     print("SKIPPED %d tests: %s" % (count, why), flush=True)
 
 
@@ -72,7 +74,7 @@ def section(planned, name):
 
 
 def done():
-    print("1..%d%s" % (_n, " # SKIP" if _skipped and not _n else ""))
+    print("1..%d%s" % (_n, " # SKIP " + _skip_why if _skipped and not _n else ""))
     sys.exit(1 if _failed else 0)
 
 
