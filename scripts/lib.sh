@@ -301,8 +301,8 @@ debian_postgres_exporter() {
 	local dir=$REPO/.cache/debian-postgres-exporter tmp deb
 	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
 		mkdir -p "$REPO/.cache" && tmp=$(mktemp -d "$REPO/.cache/debian-postgres-exporter.XXXXXX") || return 1
-		if (cd "$tmp" && { apt-get download -q prometheus-postgres-exporter ||
-				{ apt-get update -q && apt-get download -q prometheus-postgres-exporter; }; }) >&2 &&
+		if (cd "$tmp" && { apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter ||
+				{ apt-get update -q && apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter; }; }) >&2 &&
 			deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
 			"$tmp/root/usr/bin/prometheus-postgres-exporter" --version >/dev/null 2>&1; then
 			rm -rf "$dir" && mv "$tmp/root" "$dir"
