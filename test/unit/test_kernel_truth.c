@@ -45,6 +45,7 @@
 #include "kernel.h"
 #include "keys.h"
 #include "pagemap.h"
+#include "sysmem.h"
 #include "tap.h"
 
 #define FORKS 64				/* processes forked in the fork step */
@@ -161,19 +162,6 @@ typedef struct snapshot
 	int64_t		kmem;
 } snapshot;
 
-static int64_t
-read_i64(const char *path)
-{
-	char		buf[64];
-	size_t		len;
-	int64_t		v;
-
-	if (procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK ||
-		procfs_parse_int(buf, len, &v) != 0)
-		return -1;
-	return v;
-}
-
 static int
 take(pid_t child, const char *kmem_path, snapshot *s)
 {
@@ -198,7 +186,7 @@ take(pid_t child, const char *kmem_path, snapshot *s)
 	s->c.anon_mappings = a.anon_mappings;
 	s->c.ancestors = 0;			/* the mappings the steps add are the child's own */
 	s->vm_pte = st.vm_pte;
-	s->kmem = read_i64(kmem_path);
+	s->kmem = sysmem_read_int(kmem_path);
 	return s->kmem < 0 ? -1 : 0;
 }
 
