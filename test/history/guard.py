@@ -213,6 +213,9 @@ def temp_sessions():
     finally:
         for p in started:
             close(p)
+    # what a session gave back is recorded at the guard's next look after
+    # the action (50 ms): the last one may not have it yet
+    wait_until(lambda: all(x["given_back"] is not None for x in actions(before) if x["action"] == "terminate"), 10)
     a = actions(before)
     for x in a:
         print("# sessions: action %s" % dict(x))
