@@ -50,6 +50,7 @@ assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) $(if $(strip $(2)),&& sed -s '
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+include src/compiler.mk
 
 # after PGXS, whose "all" stays the default goal
 scripts:

@@ -131,7 +131,10 @@ SELECT '11 MB'::pg_procmem_size > 1048576;
 SELECT '11 MB'::pg_procmem_size = 11534336::bigint;
 SELECT '11 MB'::pg_procmem_size + 1;
 SELECT '11 MB'::pg_procmem_size > '1 MB' AS with_a_size, '11 MB'::pg_procmem_size::bigint > 1048576 AS with_a_cast;
+-- terse: 19 words the hint that follows otherwise
+\set VERBOSITY terse
 SELECT pg_procmem_size_out(1048576::bigint);
+\set VERBOSITY default
 -- a view keeps its constants exactly: a size's text is the size
 CREATE TEMP VIEW over_1500 AS SELECT 1 AS one WHERE '1500'::pg_procmem_size > '1 kB';
 SELECT pg_get_viewdef('over_1500') LIKE '%''1500 bytes''::pg_procmem_size%' AS kept_exactly;

@@ -54,6 +54,37 @@ procmem_init_srf(FunctionCallInfo fcinfo)
 #endif
 }
 
+/*
+ * strlcpy(): a server built against glibc 2.38 or later takes it from the C
+ * library (HAVE_DECL_STRLCPY), so port.h no longer declares it, and an
+ * older glibc's headers do not either (19 from Debian's sid, built here
+ * against Debian 12's). That server's C library has it.
+ */
+#if HAVE_DECL_STRLCPY && defined(__GLIBC__) && !__GLIBC_PREREQ(2, 38)
+extern size_t strlcpy(char *dst, const char *src, size_t siz);
+#endif
+
+/*
+ * A signal ignored or set back to its default by pqsignal(): 19's handlers
+ * take a second argument, so SIG_IGN and SIG_DFL need its casts.
+ */
+#ifndef PG_SIG_IGN
+#define PG_SIG_IGN SIG_IGN
+#define PG_SIG_DFL SIG_DFL
+#endif
+
+/*
+ * Logical replication's apply and tablesync workers have one backend type
+ * (bgw_type), "logical replication worker", before 17 (16's parallel apply
+ * workers have their own); their titles tell them apart. A worker typed from its title is named as
+ * pg_stat_activity names it.
+ */
+#if PG_VERSION_NUM < 170000
+#define PROCMEM_TITLE_FLAGS PROCFS_TITLE_ONE_LR_WORKER
+#else
+#define PROCMEM_TITLE_FLAGS 0
+#endif
+
 /* GUC prefix reservation: MarkGUCPrefixReserved (15+), older name before */
 #if PG_VERSION_NUM < 150000
 #define MarkGUCPrefixReserved(prefix) EmitWarningsOnPlaceholders(prefix)

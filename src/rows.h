@@ -8,6 +8,7 @@
 
 #include "compat.h"
 
+#include "access/htup_details.h"	/* heap_form_tuple: funcapi.h no longer brings it on 19 */
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"

@@ -887,7 +887,7 @@ procmem_sampler_main(Datum arg)
 	sigfillset(&term.sa_mask);
 	sigaction(SIGTERM, &term, NULL);
 	/* pg_cancel_backend() cancels nothing here: it must not end the history */
-	pqsignal(SIGINT, SIG_IGN);
+	pqsignal(SIGINT, PG_SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 	/* no database: the names it needs are in shared catalogs */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
