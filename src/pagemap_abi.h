@@ -40,6 +40,7 @@ struct pm_scan_arg_abi
 #define PM_PAGE_IS_PRESENT		(1 << 3)
 #define PM_PAGE_IS_SWAPPED		(1 << 4)
 #define PM_PAGE_IS_PFNZERO		(1 << 5)
+#define PM_PAGE_IS_HUGE			(1 << 6)	/* a PMD-mapped THP, or hugetlb */
 
 struct procmap_query_abi
 {

@@ -69,13 +69,22 @@ typedef struct tables_batch
 	int			outside;
 } tables_batch;
 
+/*
+ * A file's huge page mapped whole by its PMD entry (a shared library's text
+ * in the page cache's large folios, shmem, hugetlb) has no PTE page for its
+ * range. An anonymous one has: the kernel keeps one deposited for the day
+ * it splits the page, and VmPTE counts it.
+ */
+#define NO_PTE_PAGE (PM_PAGE_IS_HUGE | PM_PAGE_IS_FILE)
+
 static int
 regions_in_use(void *arg, const struct pm_page_region *regions, int n)
 {
 	tables_batch *b = arg;
 
 	for (int i = 0; i < n; i++)
-		in_use(b->r, regions[i].start, regions[i].end, b->outside);
+		in_use(b->r, regions[i].start, regions[i].end,
+			   b->outside && (regions[i].categories & NO_PTE_PAGE) != NO_PTE_PAGE);
 	return 0;
 }
 
@@ -93,7 +102,7 @@ scan(tables_reader *r, uint64_t start, uint64_t end, int first_only, int outside
 	pagemap_scan_init(&arg, start, end, regions, first_only ? 1 : REGIONS_PER_SCAN);
 	arg.max_pages = first_only ? 1 : 0;
 	arg.category_anyof_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
-	arg.return_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED;
+	arg.return_mask = PM_PAGE_IS_PRESENT | PM_PAGE_IS_SWAPPED | NO_PTE_PAGE;
 	pagemap_scan(&r->pm, &arg, regions_in_use, &b);
 }
 

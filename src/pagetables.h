@@ -8,7 +8,8 @@
  * a PUD page 512 GB; VmPTE counts them all. With the segment in 2 MB huge
  * pages its PTE pages are gone and its PMD entries point at the huge pages,
  * in the same PMD pages. What stays is: a PTE page per 2 MB range outside
- * the segment with a page in it (present or swapped), a PMD page per 1 GB
+ * the segment with a page in it (present or swapped; not for a file's huge
+ * page mapped whole, which PAGEMAP_SCAN tells apart), a PMD page per 1 GB
  * range with a page in it, the segment included, and a PUD page per 512 GB
  * range. Measured with huge pages on, that sum is VmPTE to the page.
  */
