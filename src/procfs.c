@@ -458,18 +458,40 @@ procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg)
 /* Process titles */
 
 /*
- * Backend types whose title starts with their name (PostgreSQL 14-18): the
+ * Backend types whose title starts with their name (PostgreSQL 14-19): the
  * auxiliary processes, and the built-in background workers' bgw_name ("parallel
- * worker for PID 123"). Activity may follow ("startup recovering ...").
+ * worker for PID 123") and pg_procmem's own. Activity may follow ("startup
+ * recovering ...").
  */
 static const char *const title_types[] = {
 	"archiver", "autovacuum launcher", "autovacuum worker", "background writer",
 	"checkpointer", "io worker", "logger", "logical replication apply worker",
-	"logical replication launcher", "logical replication parallel apply worker",
-	"logical replication tablesync worker", "logical replication worker",
-	"parallel worker", "slotsync worker", "startup", "stats collector",
-	"walreceiver", "walsender", "walsummarizer", "walwriter",
+	"logical replication launcher", "logical replication parallel worker",
+	"logical replication sequencesync worker", "logical replication tablesync worker",
+	"logical replication worker", "parallel worker", "pg_procmem guard",
+	"pg_procmem sampler", "REPACK decoding worker", "slotsync worker", "startup",
+	"stats collector", "walreceiver", "walsender", "walsummarizer", "walwriter",
 };
+
+/*
+ * Titles that name a type otherwise. 19 titles the logger "syslogger" (its
+ * process type's name): it stays "logger", as on 14-18 and in the history.
+ * A parallel apply worker's bgw_name says "apply", its bgw_type (what
+ * pg_stat_activity shows) does not.
+ */
+static const char *const title_aliases[][2] = {
+	{"syslogger", "logger"},
+	{"logical replication parallel apply worker", "logical replication parallel worker"},
+};
+
+/* Does title t start with the word(s) name? */
+static int
+title_starts(const char *t, const char *name)
+{
+	size_t		n = strlen(name);
+
+	return strncmp(t, name, n) == 0 && (t[n] == '\0' || t[n] == ' ');
+}
 
 /* "[local]" or "host(port)": the client's address in a connection's title */
 static int
@@ -532,19 +554,25 @@ title_backend_type(const char *t)
 	if (is_connection_title(t))
 		return "client backend";
 	for (size_t i = 0; i < sizeof(title_types) / sizeof(title_types[0]); i++)
-	{
-		size_t		n = strlen(title_types[i]);
-
-		if (strncmp(t, title_types[i], n) == 0 && (t[n] == '\0' || t[n] == ' '))
+		if (title_starts(t, title_types[i]))
 			return title_types[i];
-	}
+	for (size_t i = 0; i < sizeof(title_aliases) / sizeof(title_aliases[0]); i++)
+		if (title_starts(t, title_aliases[i][0]))
+			return title_aliases[i][1];
 	return PROCFS_UNKNOWN_CHILD;
 }
 
+/* The workers one name covers before 17 (PROCFS_TITLE_ONE_LR_WORKER) */
+static const char *const lr_workers[] = {
+	"logical replication apply worker", "logical replication sequencesync worker",
+	"logical replication tablesync worker",
+};
+
 void
 procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
-					 char *out, size_t outsz)
+					 unsigned flags, char *out, size_t outsz)
 {
+	const char *type;
 	static const char prefix[] = "postgres: ";
 	char		title[256];
 	size_t		n = len < sizeof(title) - 1 ? len : sizeof(title) - 1;
@@ -566,7 +594,12 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	t += sizeof(prefix) - 1;
 	if (cl > 0 && strncmp(t, cluster_name, cl) == 0 && t[cl] == ':' && t[cl + 1] == ' ')
 		t += cl + 2;
-	snprintf(out, outsz, "%s", title_backend_type(t));
+	type = title_backend_type(t);
+	if (flags & PROCFS_TITLE_ONE_LR_WORKER)
+		for (size_t i = 0; i < sizeof(lr_workers) / sizeof(lr_workers[0]); i++)
+			if (type == lr_workers[i] || strcmp(type, lr_workers[i]) == 0)
+				type = "logical replication worker";
+	snprintf(out, outsz, "%s", type);
 }
 
 /* Readers */

@@ -206,8 +206,15 @@ extern procfs_result procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg);
  */
 #define PROCFS_UNKNOWN_CHILD "postmaster child"
 
+/*
+ * flags: PROCFS_TITLE_ONE_LR_WORKER names logical replication's apply and
+ * tablesync workers "logical replication worker", as pg_stat_activity does
+ * before PostgreSQL 17 (compat.h).
+ */
+#define PROCFS_TITLE_ONE_LR_WORKER 0x01
+
 extern void procfs_title_to_type(const char *cmdline, size_t len,
-								 const char *cluster_name,
+								 const char *cluster_name, unsigned flags,
 								 char *out, size_t outsz);
 
 /*

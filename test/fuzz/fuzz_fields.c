@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (anon + file != reuse_sum_moved(s, size))
 		abort();
 	(void) procfs_parse_int(s, size, &v);
-	procfs_title_to_type(s, size, "main", title, sizeof(title));
+	procfs_title_to_type(s, size, "main", size & 1 ? PROCFS_TITLE_ONE_LR_WORKER : 0, title, sizeof(title));
 	if (memchr(title, '\0', sizeof(title)) == NULL)
 		abort();
 	if (procfs_parse_maps_line(s, size, &vma) == 0)

@@ -405,29 +405,36 @@ test_numbers_and_titles(void)
 	ok(procfs_parse_int("99999999999999999999", 20, &v) != 0, "int: overflow fails");
 
 	buf = slurp("linux-6.18-logger/cmdline", &len);
-	procfs_title_to_type(buf, len, "fixture", out, sizeof(out));
+	procfs_title_to_type(buf, len, "fixture", 0, out, sizeof(out));
 	ok(strcmp(out, "logger") == 0, "title: cluster_name prefix and NUL padding removed (%s)", out);
-	procfs_title_to_type(buf, len, "", out, sizeof(out));
+	procfs_title_to_type(buf, len, "", 0, out, sizeof(out));
 	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
 	   "title: an unknown cluster_name prefix is not taken for a type (%s)", out);
-	procfs_title_to_type(buf, len, "fixture", out, 4);
+	procfs_title_to_type(buf, len, "fixture", 0, out, 4);
 	ok(strcmp(out, "log") == 0, "title: cut to the output size");
 	free(buf);
-	procfs_title_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, out, sizeof(out));
+	procfs_title_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, 0, out, sizeof(out));
 	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
 	   "title: a child still carrying the postmaster's command line (%s)", out);
 }
 
 /* a title as the kernel shows it: NUL-padded, no cluster_name */
 static void
-title_is(const char *title, const char *type)
+title_flags_is(const char *title, unsigned flags, const char *type)
 {
 	char		cmdline[128] = {0};
 	char		out[64];
 
 	snprintf(cmdline, sizeof(cmdline), "postgres: %s", title);
-	procfs_title_to_type(cmdline, sizeof(cmdline), NULL, out, sizeof(out));
-	ok(strcmp(out, type) == 0, "title \"%s\" is %s (%s)", title, type, out);
+	procfs_title_to_type(cmdline, sizeof(cmdline), NULL, flags, out, sizeof(out));
+	ok(strcmp(out, type) == 0, "title \"%s\"%s is %s (%s)", title,
+	   flags ? " (one name before 17)" : "", type, out);
+}
+
+static void
+title_is(const char *title, const char *type)
+{
+	title_flags_is(title, 0, type);
 }
 
 static void
@@ -451,7 +458,7 @@ test_title_types(void)
 
 		snprintf(path, sizeof(path), "titles/%s", captured[i][0]);
 		buf = slurp(path, &len);
-		procfs_title_to_type(buf, len, "fixture", out, sizeof(out));
+		procfs_title_to_type(buf, len, "fixture", 0, out, sizeof(out));
 		ok(strcmp(out, captured[i][1]) == 0, "title %s: %s (%s)", captured[i][0], captured[i][1], out);
 		free(buf);
 	}
@@ -464,6 +471,25 @@ test_title_types(void)
 	title_is("autovacuum worker", "autovacuum worker");
 	title_is("logical replication apply worker for subscription 16390", "logical replication apply worker");
 	title_is("io worker 2", "io worker");
+	/* 19's titles */
+	title_is("syslogger", "logger");
+	title_is("logical replication sequencesync worker for subscription 16640", "logical replication sequencesync worker");
+	title_is("REPACK decoding worker for relation \"r\"", "REPACK decoding worker");
+	/* as pg_stat_activity names it (bgw_type), not as the title does */
+	title_is("logical replication parallel apply worker for subscription 16640  waiting",
+			 "logical replication parallel worker");
+	title_is("pg_procmem sampler", "pg_procmem sampler");
+	/* before 17, pg_stat_activity has one name for the workers of a subscription */
+	title_flags_is("logical replication apply worker for subscription 16390", PROCFS_TITLE_ONE_LR_WORKER,
+				   "logical replication worker");
+	title_flags_is("logical replication tablesync worker for subscription 16390 sync 16384",
+				   PROCFS_TITLE_ONE_LR_WORKER, "logical replication worker");
+	title_flags_is("logical replication parallel apply worker for subscription 16390",
+				   PROCFS_TITLE_ONE_LR_WORKER, "logical replication parallel worker");
+	title_flags_is("logical replication launcher", PROCFS_TITLE_ONE_LR_WORKER, "logical replication launcher");
+	title_flags_is("logical replication worker for subscription 16390 sync 16384", PROCFS_TITLE_ONE_LR_WORKER,
+				   "logical replication worker");
+	title_is("sysloggers", PROCFS_UNKNOWN_CHILD);
 	/* a connection whose user is named like a type is still a connection */
 	title_is("checkpointer postgres [local] idle", "client backend");
 	/* anything else is one fixed word, never the title's own text */
@@ -487,7 +513,7 @@ test_title_types(void)
 		char		out[64];
 		int			n = snprintf(cmdline, sizeof(cmdline), "postgres: %0300d sales [local] idle", 7);
 
-		procfs_title_to_type(cmdline, (size_t) n, NULL, out, sizeof(out));
+		procfs_title_to_type(cmdline, (size_t) n, NULL, 0, out, sizeof(out));
 		ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title: past the bytes read (%s)", out);
 	}
 }

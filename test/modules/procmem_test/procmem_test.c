@@ -9,11 +9,13 @@
  *		pg_procmem reads, through its test-only hook (walk.h), between a
  *		process's membership check and its read: delays each read, or stops
  *		the process; and starts processes that are not the server's although
- *		they pass one of its membership checks.
+ *		they pass one of its membership checks; and gives the backend type
+ *		pg_procmem makes of any process's title.
  */
 #include "postgres.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -24,7 +26,10 @@
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
+#include "utils/builtins.h"
 
+#include "compat.h"		/* PG_SIG_IGN, PG_SIG_DFL before 19 */
+#include "procfs.h"
 #include "walk.h"
 
 PG_MODULE_MAGIC;
@@ -38,6 +43,7 @@ PG_FUNCTION_INFO_V1(procmem_test_stop_after_reads);
 PG_FUNCTION_INFO_V1(procmem_test_exec_child);
 PG_FUNCTION_INFO_V1(procmem_test_fork_child);
 PG_FUNCTION_INFO_V1(procmem_test_stop);
+PG_FUNCTION_INFO_V1(procmem_test_title_type);
 
 PGDLLEXPORT void procmem_test_exec_main(Datum arg);
 
@@ -278,13 +284,13 @@ procmem_test_fork_child(PG_FUNCTION_ARGS)
 		sigset_t	none;
 
 		/* no handler of the backend's may run here */
-		pqsignal(SIGTERM, SIG_DFL);
-		pqsignal(SIGINT, SIG_DFL);
-		pqsignal(SIGQUIT, SIG_DFL);
-		pqsignal(SIGUSR1, SIG_IGN);
-		pqsignal(SIGUSR2, SIG_IGN);
-		pqsignal(SIGHUP, SIG_IGN);
-		pqsignal(SIGALRM, SIG_IGN);
+		pqsignal(SIGTERM, PG_SIG_DFL);
+		pqsignal(SIGINT, PG_SIG_DFL);
+		pqsignal(SIGQUIT, PG_SIG_DFL);
+		pqsignal(SIGUSR1, PG_SIG_IGN);
+		pqsignal(SIGUSR2, PG_SIG_IGN);
+		pqsignal(SIGHUP, PG_SIG_IGN);
+		pqsignal(SIGALRM, PG_SIG_IGN);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -305,4 +311,32 @@ procmem_test_stop(PG_FUNCTION_ARGS)
 	if (kill(pid, SIGTERM) != 0)
 		elog(ERROR, "procmem_test: could not signal process %d: %m", (int) pid);
 	PG_RETURN_BOOL(wait_gone(pid));
+}
+
+/*
+ * procmem_test_title_type(pid): the backend type pg_procmem gives pid from
+ * its title alone (/proc/PID/cmdline), as it does for a child that has no
+ * PGPROC (yet, or any more): procfs.c's procfs_title_to_type(), built into
+ * this module, called as members.c calls it.
+ * NULL when the title cannot be read.
+ */
+Datum
+procmem_test_title_type(PG_FUNCTION_ARGS)
+{
+	char		path[64];
+	char		cmdline[1024];
+	char		type[128];
+	ssize_t		n;
+	int			fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", PG_GETARG_INT32(0));
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		PG_RETURN_NULL();
+	n = read(fd, cmdline, sizeof(cmdline));
+	close(fd);
+	if (n <= 0)
+		PG_RETURN_NULL();
+	procfs_title_to_type(cmdline, (size_t) n, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
+	PG_RETURN_TEXT_P(cstring_to_text(type));
 }
