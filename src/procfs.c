@@ -544,15 +544,26 @@ is_connection_title(const char *t)
  * database's name.
  */
 static const char *
-title_backend_type(const char *t)
+title_backend_type(const char *t, int cut)
 {
 	static const char walsender[] = "walsender ";
+	static const char repack[] = "REPACK decoding worker for relation \"";
 
 	/* a walsender's title has a connection's words after its name */
 	if (strncmp(t, walsender, sizeof(walsender) - 1) == 0)
 		return "walsender";
+	/* ... and a REPACK worker's its table's name, which may look like one */
+	if (strncmp(t, repack, sizeof(repack) - 1) == 0)
+		return "REPACK decoding worker";
 	if (is_connection_title(t))
 		return "client backend";
+	/*
+	 * Past the bytes read, a connection's address may be lost (a client's
+	 * long host name, with log_hostname): its first word, the user's name,
+	 * is no type's. Every other title is short.
+	 */
+	if (cut)
+		return PROCFS_UNKNOWN_CHILD;
 	for (size_t i = 0; i < sizeof(title_types) / sizeof(title_types[0]); i++)
 		if (title_starts(t, title_types[i]))
 			return title_types[i];
@@ -573,6 +584,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 					 unsigned flags, char *out, size_t outsz)
 {
 	const char *type;
+	int			cut = 0;
 	static const char prefix[] = "postgres: ";
 	char		title[256];
 	size_t		n = len < sizeof(title) - 1 ? len : sizeof(title) - 1;
@@ -585,6 +597,9 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	/* argv strings are NUL-separated; the ps display pads with NULs */
 	for (size_t i = 0; i < n; i++)
 		title[i] = (cmdline[i] == '\0' || cmdline[i] == '\n') ? ' ' : cmdline[i];
+	/* the title reaches the last byte kept (callers read 255 or more): cut */
+	for (size_t i = sizeof(title) - 2; i < len && !cut; i++)
+		cut = cmdline[i] != '\0' && cmdline[i] != ' ';
 	while (n > 0 && title[n - 1] == ' ')
 		n--;
 	title[n] = '\0';
@@ -594,7 +609,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	t += sizeof(prefix) - 1;
 	if (cl > 0 && strncmp(t, cluster_name, cl) == 0 && t[cl] == ':' && t[cl + 1] == ' ')
 		t += cl + 2;
-	type = title_backend_type(t);
+	type = title_backend_type(t, cut);
 	if (flags & PROCFS_TITLE_ONE_LR_WORKER)
 		for (size_t i = 0; i < sizeof(lr_workers) / sizeof(lr_workers[0]); i++)
 			if (type == lr_workers[i] || strcmp(type, lr_workers[i]) == 0)

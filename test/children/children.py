@@ -75,7 +75,8 @@ class Session:
 
     def __init__(self, db="postgres", name="children"):
         env = dict(os.environ, PGAPPNAME=name)
-        self.p = subprocess.Popen([PSQL, "-X", "-q", "-d", conninfo("primary", db)], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo("primary", db)],
+                                  stdin=subprocess.PIPE,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, env=env)
 
     def send(self, sql):
@@ -132,16 +133,37 @@ def check_kind(kind, server="primary", seconds=30, pgproc=True, filter=None, lab
 
 def sweep(server, when):
     """Every process of the server: not a "postmaster child", and its title
-    gives the type pg_stat_activity (or pg_procmem, without a PGPROC) gives."""
-    bad = q("""SELECT p.pid, p.type, p.title, p.cmdline FROM (
-                 SELECT b.pid, b.backend_type AS type, title_type(b.pid) AS title,
-                        rtrim(replace(encode(pg_read_binary_file('/proc/' || b.pid || '/cmdline', 0, 1024, true), 'escape'),
-                                      '\\000', ' ')) AS cmdline
-                 FROM pg_procmem_backends AS b WHERE b.backend_type <> 'postmaster') AS p
-               WHERE p.title IS NOT NULL AND (p.type = '%s' OR p.title <> p.type)""" % UNKNOWN, server)
+    gives the type pg_stat_activity (or pg_procmem, without a PGPROC) gives.
+    A process found otherwise is looked at again a second later: a child
+    just forked still has the postmaster's command line (a "postmaster
+    child", rightly), and a title changes as its process moves on."""
+    def bad(pids=None):
+        return q("""SELECT p.pid, p.type, p.title, p.cmdline FROM (
+                      SELECT b.pid, b.backend_type AS type, title_type(b.pid) AS title,
+                             rtrim(replace(encode(pg_read_binary_file('/proc/' || b.pid || '/cmdline', 0, 1024, true),
+                                                  'escape'), '\\000', ' ')) AS cmdline
+                      FROM pg_procmem_backends AS b WHERE b.backend_type <> 'postmaster') AS p
+                    WHERE p.title IS NOT NULL AND (p.type = '%s' OR p.title <> p.type) %s"""
+                 % (UNKNOWN, "AND p.pid IN (%s)" % ",".join(pids) if pids else ""), server)
+    found = bad()
+    if found:
+        time.sleep(1)
+        found = bad([r["pid"] for r in found])
     n = value("SELECT count(*) FROM pg_procmem_backends", conninfo(server))
-    ok(not bad, "%s, %s: none of its %s processes is a %s, and each one's title gives its type"
-       % (server, when, n, UNKNOWN), "\n".join(str(b) for b in bad))
+    ok(not found, "%s, %s: none of its %s processes is a %s, and each one's title gives its type"
+       % (server, when, n, UNKNOWN), "\n".join(str(b) for b in found))
+
+
+def holds(db, app, relation, mode, seconds=30):
+    """The session named app holds its lock on relation (granted) within seconds."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if value("""SELECT count(*) FROM pg_locks AS l JOIN pg_stat_activity AS a USING (pid)
+                    WHERE a.application_name = '%s' AND l.relation = '%s'::regclass
+                      AND l.mode = '%s' AND l.granted""" % (app, relation, mode), conninfo("primary", db)) != "0":
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def setup(major):
@@ -262,7 +284,9 @@ def children(major):
     holder = Session(db=sub, name="children lock")
     holder.send("BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE;" +
                 (" ALTER SEQUENCE s RESTART;" if major >= 19 else ""))
-    time.sleep(0.5)
+    ok(holds(sub, "children lock", "t", "AccessExclusiveLock") and
+       (major < 19 or holds(sub, "children lock", "s", "ShareRowExclusiveLock")),
+       "the subscriber's table (and sequence) locked before the subscription starts")
     run("ALTER SUBSCRIPTION children_sub ENABLE", db=sub)
     # before 17 they have one name (bgw_type), which their titles give too
     # (16's parallel apply workers have their own)
@@ -309,8 +333,8 @@ def children(major):
         # REPACK (CONCURRENTLY) waits for its last lock while a reader holds one
         reader = Session(name="children reader")
         reader.send("BEGIN; SELECT count(*) FROM r;")
+        ok(holds("postgres", "children reader", "r", "AccessShareLock"), "a reader holds its lock on REPACK's table")
         repack = Session(name="children repack")
-        time.sleep(0.5)
         repack.send("REPACK (CONCURRENTLY) r;")
         check_kind("REPACK decoding worker")
         sweep("primary", "with REPACK's decoding worker running")

@@ -16,6 +16,15 @@ check "META.json names the install script of $v" '[ "$(echo $meta | cut -d" " -f
 check "META.json names an install script that exists" '[ -f "$(echo $meta | cut -d" " -f3)" ]'
 check "the install script for $v exists" '[ -f "pg_procmem--$v.sql" ]'
 check "README names version $v" 'grep -q "version $v" README.md'
+# the majors supported, 14 to the newest scripts/test fetches, said alike
+newest=$(sed -n 's/^PG_NEWEST=\([0-9]*\)$/\1/p' scripts/lib.sh)
+check "scripts/lib.sh names the newest major ($newest)" '[ -n "$newest" ]'
+check "README says PostgreSQL 14 to $newest" 'grep -q "^PostgreSQL 14 to $newest, on Linux.$" README.md'
+check "META.json says PostgreSQL 14 to $newest" 'grep -q "\"description\": \"For PostgreSQL 14 to $newest, on Linux." META.json'
+check "docs/install.md has a row for each of 14 to $newest" \
+	'[ "$(grep -oE "^\| 1[4-9] \||^\| [2-9][0-9] \|" docs/install.md | tr -dc "0-9\n" | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ]'
+check "docs/limitations.md says PostgreSQL 14 to $newest" 'grep -q "PostgreSQL 14 to $newest;" docs/limitations.md'
+check ".ci/run runs 14 to $newest" '[ "$(grep -oE "^for major in [0-9 ]+" .ci/run | tr " " "\n" | grep -E "^[0-9]+$" | sort -n | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ]'
 # README is read in five minutes: the reference lives in docs/
 check "README has at most 300 lines ($(wc -l <README.md))" '[ "$(wc -l <README.md)" -le 300 ]'
 # every object an install script creates is described in README or docs/

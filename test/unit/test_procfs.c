@@ -515,7 +515,27 @@ test_title_types(void)
 
 		procfs_title_to_type(cmdline, (size_t) n, NULL, 0, out, sizeof(out));
 		ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title: past the bytes read (%s)", out);
+		/*
+		 * ... and a user named as a type: log_hostname and a long host
+		 * name push the address past the bytes read (pg_procmem reads 255)
+		 */
+		for (int user = 0; user < 4; user++)
+		{
+			static const char *const users[] = {"logger", "syslogger", "checkpointer", "startup"};
+
+			n = snprintf(cmdline, sizeof(cmdline), "postgres: %s sales %0250d.example.com(5432) idle", users[user], 7);
+			procfs_title_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
+			ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title cut short, user %s: no type (%s)", users[user], out);
+		}
+		/* a short title in a long ps area is not cut: NULs follow it */
+		memset(cmdline, 0, sizeof(cmdline));
+		strcpy(cmdline, "postgres: logger");
+		procfs_title_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
+		ok(strcmp(out, "logger") == 0, "title: NUL padding to the bytes read is no cut (%s)", out);
 	}
+	/* user text in a worker's title that looks like a client's address */
+	title_is("REPACK decoding worker for relation \"a b(1) c\"", "REPACK decoding worker");
+	title_is("REPACK decoding worker for relation \"[local]\"", "REPACK decoding worker");
 }
 
 static void
