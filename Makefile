@@ -80,7 +80,7 @@ UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
 UNIT_LIB = src/procfs.c src/keys.c src/pressure.c src/reuse.c src/guard_rules.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
 	src/exit_message.c
 UNIT_HDRS = src/procfs.h src/keys.h src/pressure.h src/reuse.h src/guard_rules.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
-	src/history_format.h src/exit_message.h test/unit/tap.h
+	src/history_format.h src/exit_message.h test/unit/tap.h test/unit/procfile.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse test/unit/test_guard
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pagemap.h"
+#include "procfile.h"
 #include "tap.h"
 
 #define MB(n) ((int64_t) (n) * 1024 * 1024)
@@ -153,25 +154,6 @@ touched(size_t n)
 	return p;
 }
 
-static int64_t
-rollup_kb(pid_t pid, const char *key)
-{
-	char		path[64];
-	char		line[256];
-	FILE	   *f;
-	long long	v = -1;
-	size_t		klen = strlen(key);
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int) pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':')
-			v = atoll(line + klen + 1);
-	fclose(f);
-	return v * 1024;
-}
-
 static int
 kernel_at_least(int major, int minor)
 {
@@ -235,7 +217,7 @@ test_live(void)
 		ok(a[0].shared >= MB(7) - 65536, "live: the 7 MB still shared with the parent are shared");
 		ok(a[0].shared == a[2].shared, "live: both PAGEMAP_SCAN paths agree on shared");
 		ok(a[1].shared >= a[0].shared, "live: without PAGEMAP_SCAN, zero-page mappings may add to shared");
-		anonymous = rollup_kb(child, "Anonymous");
+		anonymous = proc_field(child, "smaps_rollup", "Anonymous");
 		ok(anonymous > 0 && a[0].exclusive + a[0].shared <= anonymous + 65536 &&
 		   a[0].exclusive + a[0].shared >= anonymous - 65536,
 		   "live: exclusive + shared = smaps_rollup Anonymous (%lld kB), within 64 kB",

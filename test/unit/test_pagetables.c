@@ -20,28 +20,11 @@
 
 #include "pagemap.h"
 #include "pagetables.h"
+#include "procfile.h"
 #include "tap.h"
 
 #define MB(n) ((uint64_t) (n) * 1024 * 1024)
 #define SEGMENT MB(3072)
-
-static int64_t
-vm_pte(pid_t pid)
-{
-	char		path[64];
-	char		line[256];
-	FILE	   *f;
-	long long	v = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "VmPTE:", 6) == 0)
-			v = atoll(line + 6);
-	fclose(f);
-	return v * 1024;
-}
 
 /* A stopped child that touched `touch` pages, each in its own 2 MB range. */
 static pid_t
@@ -123,26 +106,6 @@ child_with_huge(const char *file)
 	return child;
 }
 
-/* a smaps_rollup field of pid (AnonHugePages, FilePmdMapped), in bytes; -1 unread */
-static int64_t
-rollup(pid_t pid, const char *field)
-{
-	char		path[64];
-	char		line[256];
-	FILE	   *f;
-	long long	v = -1;
-	size_t		n = strlen(field);
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int) pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, n) == 0 && line[n] == ':')
-			v = atoll(line + n + 1);
-	fclose(f);
-	return v < 0 ? -1 : v * 1024;
-}
-
 static void
 end_child(pid_t child)
 {
@@ -175,7 +138,7 @@ test_live(void)
 
 	/* untouched segment: no table of it, on either path */
 	child = child_with(segment, 0);
-	pte = vm_pte(child);
+	pte = proc_field(child, "status", "VmPTE");
 	for (unsigned f = 0; f < 2; f++)
 		res[f] = pagetables_read(child, f ? PAGEMAP_NO_SCAN : 0,
 								 start, start + SEGMENT, 0, &t[f]);
@@ -190,7 +153,7 @@ test_live(void)
 
 	/* 24 pages of the segment touched, 24 ranges of 2 MB, every 1 GB range */
 	child = child_with(segment, 24);
-	pte = vm_pte(child);
+	pte = proc_field(child, "status", "VmPTE");
 	for (unsigned f = 0; f < 2; f++)
 		res[f] = pagetables_read(child, f ? PAGEMAP_NO_SCAN : 0,
 								 start, start + SEGMENT, 24 * page, &t[f]);
@@ -217,8 +180,8 @@ test_live(void)
 
 		snprintf(path, sizeof(path), "test_pagetables.%d", (int) getpid());
 		child = child_with_huge(file ? path : NULL);
-		huge = rollup(child, file ? "FilePmdMapped" : "AnonHugePages");
-		pte = vm_pte(child);
+		huge = proc_field(child, "smaps_rollup", file ? "FilePmdMapped" : "AnonHugePages");
+		pte = proc_field(child, "status", "VmPTE");
 		for (unsigned f = 0; f < 2; f++)
 			res[f] = pagetables_read(child, f ? PAGEMAP_NO_SCAN : 0,
 									 start, start + SEGMENT, 0, &t[f]);
