@@ -410,8 +410,10 @@ RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %
 -- touched, and the memory was elsewhere; a client backend held the most of
 -- any one process, and is the culprit unless it is one of a group of
 -- sessions like it (same_group) that together held the memory: the others
--- held at least what it held at the last sample (overhead: NULL when no
--- sample saw its query running), or, when none saw it, half the room the
+-- held at least what it held at the last sample, and each of them, on
+-- average, at least a quarter of it (overhead: NULL when no sample saw its
+-- query running; a pool's connection running a hog among a hundred idle
+-- ones is no session like them), or, when none saw it, half the room the
 -- cgroup had left then (room: NULL when unknown, and the victim is named).
 CREATE FUNCTION pg_procmem_held_elsewhere(backend_type text, overhead bigint, pid integer, same_group boolean,
 										  group_processes integer, group_largest_pid integer,
@@ -425,6 +427,9 @@ RETURN group_processes IS NOT NULL
 						-- halves, not doubles: figures from a file may be near the top of bigint
 						AND CASE WHEN overhead IS NOT NULL
 								 THEN (group_overhead OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.>=) overhead
+									  AND ((group_overhead OPERATOR(pg_catalog.-) overhead) OPERATOR(pg_catalog./)
+										   NULLIF(group_processes OPERATOR(pg_catalog.-) 1, 0))
+										  OPERATOR(pg_catalog.>=) (overhead OPERATOR(pg_catalog./) 4)
 								 ELSE group_overhead OPERATOR(pg_catalog.>=) (room OPERATOR(pg_catalog./) 2) END),
 					false);
 

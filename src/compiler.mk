@@ -13,6 +13,9 @@ PROCMEM_CC_REFUSES := $(strip $(shell for f in $(sort $(filter -W% -f%,$(CFLAGS)
 	echo 'int main(void) { return 0; }' | LC_ALL=C $(CC) -Werror -Wformat $$f -fsyntax-only -x c - \
 	>/dev/null 2>&1 || echo $$f; done))
 ifneq ($(PROCMEM_CC_REFUSES),)
+# said where something is built (make, make all), not for install or clean
+ifeq ($(filter-out all,$(MAKECMDGOALS)),)
 PROCMEM_SAID := $(shell echo "$(CC) does not know $(PROCMEM_CC_REFUSES) (pg_config --cflags): left out" >&2)
+endif
 override CFLAGS := $(filter-out $(PROCMEM_CC_REFUSES),$(CFLAGS))
 endif

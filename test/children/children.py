@@ -103,7 +103,8 @@ def seen(kind, server, seconds, filter):
     """The first process of this kind the server shows within seconds:
     (pid, pg_stat_activity's type, pg_procmem_backends' type, its title's
     type), all read while it is still there; None if none came."""
-    r = q("SELECT * FROM children_seen(%s, %s, %d)" % (literal(kind), literal(filter), seconds), server)
+    r = q("SELECT * FROM children_seen(%s, %s, %d)" % (literal(kind), literal(filter) if filter else "NULL", seconds),
+          server)
     return r[0] if r and r[0]["pid"] else None
 
 
@@ -119,7 +120,7 @@ def check_kind(kind, server="primary", seconds=30, pgproc=True, filter=None, lab
     for attempt in range(tries):
         if attempt:
             between()
-        s = seen(kind, server, seconds, filter or "a.backend_type = %s" % literal(kind))
+        s = seen(kind, server, seconds, None if not pgproc else filter or "a.backend_type = %s" % literal(kind))
         if s:
             break
     if not ok(s is not None, "%s: running" % label):
@@ -172,9 +173,9 @@ def setup(major):
         "CREATE EXTENSION IF NOT EXISTS pg_procmem",
         "CREATE FUNCTION title_type(integer) RETURNS text AS '$libdir/procmem_test', "
         "'procmem_test_title_type' LANGUAGE C STRICT",
-        # polled inside the server: some kinds live for a moment only; a
-        # process of pg_stat_activity (as a) that passes the filter, else a
-        # child without a PGPROC pg_procmem names kind
+        # polled inside the server: some kinds live for a moment only. A
+        # process of pg_stat_activity (as a) that passes the filter; with
+        # filter NULL, a child without a PGPROC that pg_procmem names kind
         """CREATE FUNCTION children_seen(kind text, filter text, seconds integer,
                 OUT pid integer, OUT activity_type text, OUT procmem_type text, OUT title_type text)
            LANGUAGE plpgsql AS $$
@@ -182,11 +183,12 @@ def setup(major):
            BEGIN
                LOOP
                    PERFORM pg_stat_clear_snapshot();
-                   EXECUTE format('SELECT a.pid, a.backend_type, b.backend_type, title_type(a.pid)
-                                   FROM pg_stat_activity AS a JOIN pg_procmem_backends AS b USING (pid)
-                                   WHERE (%s) AND a.pid <> pg_backend_pid() LIMIT 1', filter)
-                       INTO pid, activity_type, procmem_type, title_type;
-                   IF pid IS NULL THEN
+                   IF filter IS NOT NULL THEN
+                       EXECUTE format('SELECT a.pid, a.backend_type, b.backend_type, title_type(a.pid)
+                                       FROM pg_stat_activity AS a JOIN pg_procmem_backends AS b USING (pid)
+                                       WHERE (%s) AND a.pid <> pg_backend_pid() LIMIT 1', filter)
+                           INTO pid, activity_type, procmem_type, title_type;
+                   ELSE
                        SELECT p.pid, NULL, p.backend_type, title_type(p.pid)
                            INTO pid, activity_type, procmem_type, title_type
                        FROM pg_procmem_processes() AS p WHERE p.backend_type = kind LIMIT 1;

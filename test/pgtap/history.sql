@@ -10,7 +10,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(9);
+SELECT plan(13);
 
 -- the trailing columns of a view, after its first n
 CREATE FUNCTION pg_temp.columns_after(v regclass, n integer) RETURNS text LANGUAGE sql AS $$
@@ -85,6 +85,18 @@ SELECT CASE WHEN (SELECT sample FROM reuse) IS NULL
 				  AND (b.overhead, b.private_anon, b.page_tables, b.swap)
 					  IS NOT DISTINCT FROM (h.overhead, h.private_anon, h.page_tables, h.swap))),
 		   0::bigint, '... each with the figures of the same process at the sample before (but rss, read again where page cache was reclaimed)')) END;
+
+-- whom a crash row names (pg_procmem_held_elsewhere: true names the group):
+-- backend_type, the victim's overhead, pid, same group, the group's
+-- processes, largest pid, overhead, the cgroup's room
+SELECT is(pg_procmem_held_elsewhere('client backend', 345 << 20, 7, true, 101, 7, 698::bigint << 20, NULL),
+	false, 'crash row: a pool''s connection running a hog among 100 small ones is named, though they held as much');
+SELECT is(pg_procmem_held_elsewhere('client backend', 95 << 20, 7, true, 7, 8, 627::bigint << 20, NULL),
+	true, 'crash row: one of 7 sessions like it that held the memory together: the group');
+SELECT is(pg_procmem_held_elsewhere('client backend', 500 << 20, 7, true, 101, 7, 698::bigint << 20, NULL),
+	false, 'crash row: a victim that held more than the others together is named');
+SELECT is(pg_procmem_held_elsewhere('checkpointer', 3 << 20, 7, false, 7, 8, 627::bigint << 20, NULL),
+	true, 'crash row: an auxiliary process held little of its own: the group');
 
 SELECT * FROM finish();
 ROLLBACK;
