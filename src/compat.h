@@ -78,8 +78,8 @@ extern size_t strlcpy(char *dst, const char *src, size_t siz);
 /*
  * Logical replication's apply and tablesync workers have one backend type
  * (bgw_type), "logical replication worker", before 17 (16's parallel apply
- * workers have their own); their titles tell them apart. A worker typed from its title is named as
- * pg_stat_activity names it.
+ * workers have their own); their titles tell them apart. A worker typed
+ * from its title is named as pg_stat_activity names it.
  */
 #if PG_VERSION_NUM < 170000
 #define PROCMEM_TITLE_FLAGS PROCFS_TITLE_ONE_LR_WORKER

@@ -7,11 +7,14 @@
 # ("unrecognized command-line option"), failing the build. Each -W and -f
 # flag is tried alone, with -Werror (clang only warns of a flag it does not
 # support) and -Wformat (which -Wformat-security needs), on a program
-# that gives no warning; those the compiler at hand refuses are left out,
-# with a line on stderr saying which, and the others stay as they are.
-PROCMEM_CC_REFUSES := $(strip $(shell for f in $(sort $(filter -W% -f%,$(CFLAGS))); do \
-	echo 'int main(void) { return 0; }' | LC_ALL=C $(CC) -Werror -Wformat $$f -fsyntax-only -x c - \
-	>/dev/null 2>&1 || echo $$f; done))
+# that gives no warning (all of them at once first: the usual answer is
+# yes); those the compiler at hand refuses are left out, with a line on
+# stderr saying which, and the others stay as they are.
+PROCMEM_CC_FLAGS := $(sort $(filter -W% -f%,$(CFLAGS)))
+PROCMEM_CC_PROBE = echo 'int main(void) { return 0; }' | LC_ALL=C $(CC) -Werror -Wformat $(1) -fsyntax-only -x c - \
+	>/dev/null 2>&1
+PROCMEM_CC_REFUSES := $(strip $(shell $(call PROCMEM_CC_PROBE,$(PROCMEM_CC_FLAGS)) || \
+	for f in $(PROCMEM_CC_FLAGS); do $(call PROCMEM_CC_PROBE,$$f) || echo $$f; done))
 ifneq ($(PROCMEM_CC_REFUSES),)
 # said where something is built (make, make all), not for install or clean
 ifeq ($(filter-out all,$(MAKECMDGOALS)),)

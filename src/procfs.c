@@ -484,6 +484,16 @@ static const char *const title_aliases[][2] = {
 	{"logical replication parallel apply worker", "logical replication parallel worker"},
 };
 
+/*
+ * Titles whose fixed words are followed by text a user chose: a
+ * walsender's, a connection's words; a REPACK worker's, its table's name.
+ * Either may look like a client's address, so these come first.
+ */
+static const char *const user_text_titles[][2] = {
+	{"walsender ", "walsender"},
+	{"REPACK decoding worker for relation \"", "REPACK decoding worker"},
+};
+
 /* Does title t start with the word(s) name? */
 static int
 title_starts(const char *t, const char *name)
@@ -546,15 +556,9 @@ is_connection_title(const char *t)
 static const char *
 title_backend_type(const char *t, int cut)
 {
-	static const char walsender[] = "walsender ";
-	static const char repack[] = "REPACK decoding worker for relation \"";
-
-	/* a walsender's title has a connection's words after its name */
-	if (strncmp(t, walsender, sizeof(walsender) - 1) == 0)
-		return "walsender";
-	/* ... and a REPACK worker's its table's name, which may look like one */
-	if (strncmp(t, repack, sizeof(repack) - 1) == 0)
-		return "REPACK decoding worker";
+	for (size_t i = 0; i < sizeof(user_text_titles) / sizeof(user_text_titles[0]); i++)
+		if (strncmp(t, user_text_titles[i][0], strlen(user_text_titles[i][0])) == 0)
+			return user_text_titles[i][1];
 	if (is_connection_title(t))
 		return "client backend";
 	/*
@@ -575,8 +579,7 @@ title_backend_type(const char *t, int cut)
 
 /* The workers one name covers before 17 (PROCFS_TITLE_ONE_LR_WORKER) */
 static const char *const lr_workers[] = {
-	"logical replication apply worker", "logical replication sequencesync worker",
-	"logical replication tablesync worker",
+	"logical replication apply worker", "logical replication tablesync worker",
 };
 
 void
@@ -612,7 +615,7 @@ procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
 	type = title_backend_type(t, cut);
 	if (flags & PROCFS_TITLE_ONE_LR_WORKER)
 		for (size_t i = 0; i < sizeof(lr_workers) / sizeof(lr_workers[0]); i++)
-			if (type == lr_workers[i] || strcmp(type, lr_workers[i]) == 0)
+			if (strcmp(type, lr_workers[i]) == 0)
 				type = "logical replication worker";
 	snprintf(out, outsz, "%s", type);
 }

@@ -6,16 +6,17 @@ short-lived ones held while they are looked at: the logger, the archiver,
 autovacuum's launcher and a worker (slowed by a cost delay), WAL senders
 and the WAL receiver, the startup process, parallel workers (a query that
 sleeps), logical replication's launcher, apply, tablesync (its table
-locked), sequencesync workers, and a parallel apply worker (a streamed
-transaction left open), the WAL summarizer, the slot sync worker, I/O workers and
-REPACK's decoding worker (its table's last lock withheld), as the major has
-them.
+locked) and sequencesync workers, a parallel apply worker (a streamed
+transaction left open), the WAL summarizer, the slot sync worker, I/O
+workers and REPACK's decoding worker (its table's last lock withheld), as
+the major has them.
 
 For each kind: pg_procmem_backends names it as pg_stat_activity does (the
 logger and, on 14, the stats collector have no PGPROC: pg_procmem names them
 itself), and so does the process's title alone, which is what pg_procmem
 goes by for a child that has no PGPROC yet, or no longer (procmem_test's
-procmem_test_title_type() calls pg_procmem's own function). Then every
+procmem_test_title_type(): procfs.c's title rule, built into the test
+module, called as pg_procmem calls it). Then every
 process of both servers: none is a "postmaster child", and every title
 gives the type pg_stat_activity gives.
 
@@ -30,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import ok, done, rows, value, execute  # noqa: E402
+from tap import ok, done, rows, value  # noqa: E402
 
 PG_BIN = os.environ["PG_BIN"]
 CLUSTER = os.environ["CLUSTER_DIR"]
@@ -41,8 +42,8 @@ PORT = os.environ["PGPORT"]
 PSQL = os.environ.get("PSQL", "psql")
 UNKNOWN = "postmaster child"
 
-# Who is looked at, how long at most (s), and where: pg_stat_activity's
-# name of the kind, the first major that has it, the server.
+# The kinds that stay: pg_stat_activity's name, the first major that has
+# it, and the server it runs on.
 PERSISTENT = [
     ("checkpointer", 14, "primary"), ("background writer", 14, "primary"), ("walwriter", 14, "primary"),
     ("autovacuum launcher", 14, "primary"), ("archiver", 14, "primary"),

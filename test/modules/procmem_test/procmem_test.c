@@ -15,7 +15,6 @@
 #include "postgres.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -315,28 +314,20 @@ procmem_test_stop(PG_FUNCTION_ARGS)
 
 /*
  * procmem_test_title_type(pid): the backend type pg_procmem gives pid from
- * its title alone (/proc/PID/cmdline), as it does for a child that has no
- * PGPROC (yet, or any more): procfs.c's procfs_title_to_type(), built into
- * this module, called as members.c calls it.
- * NULL when the title cannot be read.
+ * its title alone, as it does for a child that has no PGPROC (yet, or any
+ * more): procfs.c, built into this module, reads /proc/PID/cmdline and
+ * types it as reading.c and members.c do (256 bytes, this server's
+ * cluster_name). NULL when the title cannot be read.
  */
 Datum
 procmem_test_title_type(PG_FUNCTION_ARGS)
 {
-	char		path[64];
-	char		cmdline[1024];
+	char		cmdline[256];	/* reading.h's procmem_reading.cmdline */
 	char		type[128];
-	ssize_t		n;
-	int			fd;
+	size_t		len;
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", PG_GETARG_INT32(0));
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (procfs_read_file(PG_GETARG_INT32(0), "cmdline", cmdline, sizeof(cmdline), &len) != PROCFS_OK || len == 0)
 		PG_RETURN_NULL();
-	n = read(fd, cmdline, sizeof(cmdline));
-	close(fd);
-	if (n <= 0)
-		PG_RETURN_NULL();
-	procfs_title_to_type(cmdline, (size_t) n, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
+	procfs_title_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
 	PG_RETURN_TEXT_P(cstring_to_text(type));
 }
