@@ -13,16 +13,18 @@ EXTENSION = pg_procmem
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = pg_procmem
-OBJS = src/pg_procmem.o src/members.o src/system.o src/contexts.o src/reading.o src/kernel.o src/procfs.o src/pagemap.o \
-	src/pagetables.o src/sysmem.o src/connections.o src/history_format.o src/history_ring.o src/history_file.o \
-	src/history_sql.o src/crashes.o src/exit_message.o src/sampler.o src/settings.o src/shmem.o src/walk.o src/keys.o \
-	src/memory_settings.o src/size.o src/pressure.o src/reuse.o src/guard.o src/guard_backend.o \
-	src/guard_rules.o
+# src/ in folders by layer, bottom up (docs/architecture.md): linux/ and
+# rules/ are plain C with no PostgreSQL header (unit-tested and fuzzed on
+# their own); server/, guard/, history/ and sql/ are the server's side; the
+# module file holds _PG_init only.
+PLAIN_DIRS = src/linux src/rules
+SERVER_DIRS = src/server src/guard src/history src/sql
+OBJS = src/pg_procmem.o $(patsubst %.c,%.o,$(sort $(wildcard $(addsuffix /*.c,$(PLAIN_DIRS) $(SERVER_DIRS)))))
 DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns size privileges bad_input methods system shapes hostile
 
-PG_CPPFLAGS = -DPROCMEM_VERSION=\"$(EXTVERSION)\"
+PG_CPPFLAGS = -I$(srcdir)/src -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/test_kernel_truth test/unit/asan
 
 # The default version's install and upgrade scripts are assembled from the
@@ -73,14 +75,12 @@ pgtap:
 	pg_prove -v test/pgtap/*.sql
 
 # PGXS tracks no header dependencies: any header change rebuilds every object
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
-UNIT_LIB = src/procfs.c src/keys.c src/pressure.c src/reuse.c src/guard_rules.c src/reading.c src/kernel.c src/pagemap.c src/pagetables.c src/sysmem.c src/history_format.c \
-	src/exit_message.c
-UNIT_HDRS = src/procfs.h src/keys.h src/pressure.h src/reuse.h src/guard_rules.h src/reading.h src/kernel.h src/pagemap.h src/pagemap_abi.h src/pagetables.h src/sysmem.h \
-	src/history_format.h src/exit_message.h test/unit/tap.h test/unit/procfile.h
+UNIT_LIB = $(sort $(wildcard $(addsuffix /*.c,$(PLAIN_DIRS))))
+UNIT_HDRS = $(wildcard $(addsuffix /*.h,$(PLAIN_DIRS))) test/unit/tap.h test/unit/procfile.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse test/unit/test_guard
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "keys.h"
-#include "pagemap_abi.h"
-#include "reading.h"
+#include "linux/keys.h"
+#include "linux/pagemap_abi.h"
+#include "linux/reading.h"
 
 #define NPARTS 8
 static const char *const names[NPARTS] = {

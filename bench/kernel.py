@@ -13,7 +13,7 @@ own counts, before it goes into C:
   per mapping    vm_area_struct; an anon_vma and two anon_vma_chains for each
                  mapping with anonymous pages (the maple tree's nodes, about one
                  per 10 mappings, are freed too but not charged to the cgroup:
-                 left out, as src/kernel.c leaves them)
+                 left out, as src/linux/kernel.c leaves them)
   per open file  struct file (shared ones, inherited from the postmaster, are
                  not freed when the backend exits: counted only when the
                  postmaster does not hold the same file)
@@ -172,7 +172,7 @@ def run(n, port, touched_mb):
 
 def report(r, command):
     kernel = sum(r["model"].values())
-    # overhead holds src/kernel.c's share already; the study's model stands
+    # overhead holds src/linux/kernel.c's share already; the study's model stands
     # beside it, to be compared part by part
     est = r["overhead"] if r.get("kernel") else r["overhead"] + kernel
     md = ["# What a backend costs the kernel", "",
@@ -180,7 +180,7 @@ def report(r, command):
           "connections, huge_pages off.", "",
           "Per connection, kB. The truth is what the cluster's memory cgroup gained per connection "
           "opened and lost per connection closed.", "",
-          "| cgroup added | cgroup freed | overhead | of it, kernel (src/kernel.c) | this study's model "
+          "| cgroup added | cgroup freed | overhead | of it, kernel (src/linux/kernel.c) | this study's model "
           "| error (freed) |",
           "|---:|---:|---:|---:|---:|---:|",
           f"| {fmt_kb(r['added'])} | {fmt_kb(r['freed'])} | {fmt_kb(r['overhead'])} | {fmt_kb(r.get('kernel') or 0)} "

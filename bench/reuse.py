@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What reused figures save the sampler, and what the pressure watch costs.
 
-A process that cannot have changed since its last read (src/reuse.h) keeps
+A process that cannot have changed since its last read (src/rules/reuse.h) keeps
 that read's figures: the sampler checks it (its membership: stat and a
 stat(2) of exe; schedstat; oom_score) instead of reading it. One run:
 
@@ -45,11 +45,11 @@ RECORD = 16                             # sizeof(history_record), and the file's
 
 
 def offsets():
-    """sizeof(history_entry) and the system entry's fields this reads, from src/history_format.h."""
+    """sizeof(history_entry) and the system entry's fields this reads, from src/rules/history_format.h."""
     build = os.path.join(HERE, ".build")
     src, exe = os.path.join(build, "reuse_offsets.c"), os.path.join(build, "reuse_offsets")
     with open(src, "w") as f:
-        f.write('#include <stddef.h>\n#include <stdio.h>\n#include "history_format.h"\n'
+        f.write('#include <stddef.h>\n#include <stdio.h>\n#include "rules/history_format.h"\n'
                 '#define O(f) offsetof(history_entry, u.sys.f)\n'
                 'int main(void) { printf("%zu %zu %zu %zu %zu\\n", sizeof(history_entry), O(sample), '
                 'O(processes), O(reused), O(sample_us)); return 0; }\n')
@@ -80,7 +80,7 @@ def file_samples(cl, off):
     return out
 
 
-# src/reuse.c's counters: anonymous pages moved stop reuse; file pages only
+# src/rules/reuse.c's counters: anonymous pages moved stop reuse; file pages only
 # make a reused process's rss read again; reclaim's totals are anonymous
 # only where the kernel does not count reclaim by kind
 MOVED_ANON = ("pgsteal_anon", "pgdemote_", "pgpromote_success", "pswpout", "zswpout", "pgmigrate_success",
@@ -107,7 +107,7 @@ def moved_counters():
 
 def postmaster_state(cl):
     """The postmaster's timeslices, page faults and anonymous resident pages
-    (what src/reuse.c's reuse_postmaster_still() compares)."""
+    (what src/rules/reuse.c's reuse_postmaster_still() compares)."""
     with open(os.path.join(cl.data, "postmaster.pid")) as f:
         pid = int(f.readline())
     with open(f"/proc/{pid}/schedstat") as f:

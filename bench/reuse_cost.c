@@ -1,6 +1,6 @@
 /*
  * reuse_cost.c - what the sampler spends on one process whose figures it
- * reuses (src/reuse.h), against a plain read of /proc/PID/status and against
+ * reuses (src/rules/reuse.h), against a plain read of /proc/PID/status and against
  * a fresh read: the /proc layer's own readers (src/, no PostgreSQL), CPU
  * time per process, median of REPS passes over every pid. Printed as
  * "name<TAB>microseconds" lines.
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reading.h"
+#include "linux/reading.h"
 
 #define NPARTS 3
 static const char *const names[NPARTS] = {

@@ -56,12 +56,12 @@ MB = 1024 * 1024
 
 
 def entry_size():
-    """sizeof(history_entry), compiled from src/history_format.h."""
+    """sizeof(history_entry), compiled from src/rules/history_format.h."""
     build = os.path.join(HERE, ".build")
     os.makedirs(build, exist_ok=True)
     src, exe = os.path.join(build, "entry_size.c"), os.path.join(build, "entry_size")
     with open(src, "w") as f:
-        f.write('#include <stdio.h>\n#include "history_format.h"\n'
+        f.write('#include <stdio.h>\n#include "rules/history_format.h"\n'
                 'int main(void) { printf("%zu %zu\\n", sizeof(history_entry), sizeof(history_record)); '
                 'return 0; }\n')
     subprocess.run(["cc", "-I", os.path.join(HERE, "..", "src"), "-o", exe, src], check=True)

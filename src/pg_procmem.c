@@ -1,53 +1,26 @@
 /*
  * pg_procmem.c
- *		The module's _PG_init, and the SQL-callable functions for the memory
- *		of this server's processes.
+ *		The module: its magic block and _PG_init, which has each part define
+ *		its settings, claim its shared memory and install its hooks.
  *
- * Thin glue: walk.c visits the processes (members.c decides which pids are
- * ours, reading.c reads /proc), and the SQL views join the rows with
- * pg_stat_activity.
+ * The SQL-callable functions live in src/sql/, one file per concern, as the
+ * views do in views/; docs/architecture.md draws the layers.
  */
-#include "compat.h"
+#include "server/compat.h"
 
-#include "catalog/pg_type.h"
-#include "storage/proc.h"
-#include "utils/array.h"
-#include "utils/builtins.h"
 #include PROCMEM_QUERYJUMBLE_H
 
-#include "connections.h"
-#include "contexts.h"
-#include "crashes.h"
-#include "guard.h"
-#include "history_file.h"
-#include "history_ring.h"
-#include "members.h"
-#include "reading.h"
-#include "rows.h"
-#include "sampler.h"
-#include "settings.h"
-#include "shmem.h"
-#include "sysmem.h"
-#include "walk.h"
+#include "guard/guard.h"
+#include "history/connections.h"
+#include "history/crashes.h"
+#include "history/history_file.h"
+#include "history/history_ring.h"
+#include "history/sampler.h"
+#include "server/contexts.h"
+#include "server/settings.h"
+#include "server/shmem.h"
 
 PROCMEM_MODULE_MAGIC;
-
-PG_FUNCTION_INFO_V1(pg_procmem_processes);
-PG_FUNCTION_INFO_V1(pg_procmem_process);
-PG_FUNCTION_INFO_V1(pg_procmem_page_tables);
-
-/*
- * Columns of pg_procmem_processes() and pg_procmem_process(), in every
- * released shape (new columns are only ever appended).
- */
-#define PROCESSES_NCOLS_V1_0 23	/* 1.0.0 and 1.1.0 */
-#define PROCESSES_NCOLS_V1_2 30	/* + kernel and the parts of private_anon */
-#define PROCESSES_NCOLS PROCESSES_NCOLS_V1_2
-static const int processes_shapes[] = {PROCESSES_NCOLS_V1_0, PROCESSES_NCOLS_V1_2};
-
-/* Columns of pg_procmem_page_tables() (1.2.0) */
-#define PAGE_TABLES_NCOLS_V1_2 5
-static const int page_tables_shapes[] = {PAGE_TABLES_NCOLS_V1_2};
 
 void		_PG_init(void);
 
@@ -71,213 +44,4 @@ _PG_init(void)
 	if (process_shared_preload_libraries_in_progress)
 		EnableQueryId();
 	MarkGUCPrefixReserved("pg_procmem");
-}
-
-/* The names of the files that could not be read (a text[]), or NULL. */
-static void
-put_unreadable(Datum *values, bool *nulls, int i, unsigned mask)
-{
-	Datum		names[PROCMEM_NFILES];
-	int			n = 0;
-
-	nulls[i] = mask == 0;
-	if (nulls[i])
-		return;
-	for (int f = 0; f < PROCMEM_NFILES; f++)
-		if (mask & (1u << f))
-			names[n++] = CStringGetTextDatum(procmem_file_name(f));
-	values[i] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
-}
-
-/* The columns of pg_procmem_processes() between pid and unreadable */
-static int
-put_process(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
-			const procmem_reading *s)
-{
-	const procfs_status *st = &s->status;
-	const procfs_smaps *sm = &s->smaps;
-	char		title[128];
-	const char *method;
-
-	if (pid == PostmasterPid)
-		values[i++] = CStringGetTextDatum("postmaster");
-	else if (kind != MEMBER_CHILD)
-		nulls[i++] = true;		/* pg_stat_activity has its type */
-	else
-	{
-		procmem_title_type(s->cmdline, s->cmdline_len, title, sizeof(title));
-		values[i++] = CStringGetTextDatum(title);
-	}
-	put_int8(values, nulls, i++, s->overhead);
-	method = procmem_method_name(s->overhead_method);
-	values[i] = method ? CStringGetTextDatum(method) : (Datum) 0;
-	nulls[i++] = method == NULL;
-	put_int8(values, nulls, i++, s->anon.exclusive);
-	put_int8(values, nulls, i++, s->anon.shared);
-	put_int8(values, nulls, i++, st->vm_pte);
-	put_int8(values, nulls, i++, st->vm_rss);
-	put_int8(values, nulls, i++, st->rss_anon);
-	put_int8(values, nulls, i++, st->rss_file);
-	put_int8(values, nulls, i++, st->rss_shmem);
-	put_int8(values, nulls, i++, sm->pss);
-	put_int8(values, nulls, i++, sm->pss_anon);
-	put_int8(values, nulls, i++, sm->pss_file);
-	put_int8(values, nulls, i++, sm->pss_shmem);
-	put_int8(values, nulls, i++, procfs_sum(sm->private_clean, sm->private_dirty));
-	put_int8(values, nulls, i++, st->vm_swap);
-	put_int8(values, nulls, i++, sm->swap_pss);
-	put_int8(values, nulls, i++, st->hugetlb);
-	put_int8(values, nulls, i++, st->vm_hwm);
-	put_int4(values, nulls, i++, s->oom_score,
-			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE)) != 0);
-	put_int4(values, nulls, i++, s->oom_score_adj,
-			 (s->unreadable & (1u << PROCMEM_FILE_OOM_SCORE_ADJ)) != 0);
-	return i;
-}
-
-/* The columns of pg_procmem_processes() after unreadable (1.2.0) */
-static int
-put_process_parts(Datum *values, bool *nulls, int i, const procmem_reading *s)
-{
-	put_int8(values, nulls, i++, s->kernel);
-	for (int p = 0; p < PAGEMAP_NPARTS; p++)
-		put_int8(values, nulls, i++, s->anon.exclusive >= 0 ? s->anon.part[p] : -1);
-	return i;
-}
-
-/* The columns of pg_procmem_page_tables() between pid and unreadable */
-static int
-put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind,
-		   const procmem_reading *s)
-{
-	put_int8(values, nulls, i++, s->status.vm_pte);
-	put_int8(values, nulls, i++, s->tables.bytes);
-	values[i] = BoolGetDatum(s->tables.used_scan != 0);
-	nulls[i++] = s->tables.bytes < 0;
-	return i;
-}
-
-/* A function with a row per process, as emit_row() builds them */
-typedef struct process_rows
-{
-	ReturnSetInfo *rsinfo;
-	int			ncols;			/* in its newest shape */
-	bool		want_title;		/* a child without a PGPROC is typed by its title */
-	int			(*put) (Datum *values, bool *nulls, int i, pid_t pid,
-						procmem_membership kind, const procmem_reading *s);
-	/* the columns appended after unreadable, if any */
-	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_reading *s);
-} process_rows;
-
-/*
- * A procmem_visit_fn: reads one member (kind and id from procmem_member())
- * and appends its row: the pid, what put() puts, the files that could not
- * be read. Returns false, adding nothing, when it is gone or changed
- * meanwhile. A member /proc hides is a row all the same: who it is comes
- * from PostgreSQL, its memory is NULL, and unreadable names the files.
- */
-static bool
-emit_row(void *dest, pid_t pid, procmem_membership kind,
-		 const procfs_stat *id, const procmem_options *opt)
-{
-	process_rows *rows = dest;
-	Datum		values[PROCESSES_NCOLS];
-	bool		nulls[PROCESSES_NCOLS];
-	procmem_options o = *opt;
-	procmem_reading s;
-	int			i = 0;
-
-	Assert(rows->ncols <= PROCESSES_NCOLS);
-	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
-	if (!procmem_read_member(pid, kind, id, &o, &s))
-		return false;
-
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = Int32GetDatum((int32) pid);
-	i = rows->put(values, nulls, i, pid, kind, &s);
-	put_unreadable(values, nulls, i++, s.unreadable);
-	if (rows->put_tail)
-		i = rows->put_tail(values, nulls, i, &s);
-	Assert(i == rows->ncols);
-	/* an older definition has fewer columns: the tuple takes the first */
-	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
-	return true;
-}
-
-/* The rows of pg_procmem_processes() and pg_procmem_process() */
-static process_rows
-processes_start(FunctionCallInfo fcinfo)
-{
-	process_rows rows = {NULL, PROCESSES_NCOLS, true, put_process, put_process_parts};
-
-	rows.rsinfo = start_result_set(fcinfo, processes_shapes, lengthof(processes_shapes));
-	return rows;
-}
-
-/*
- * pg_procmem_processes(with_pss) - every live process of this server (see
- * procmem_walk()). with_pss also reads smaps_rollup, which walks shared
- * memory's page tables.
- */
-Datum
-pg_procmem_processes(PG_FUNCTION_ARGS)
-{
-	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
-	process_rows rows = processes_start(fcinfo);
-
-	procmem_walk(emit_row, &rows, &opt);
-	return (Datum) 0;
-}
-
-/*
- * pg_procmem_process(pid, with_pss) - the same for one process. A pid that
- * is not a live process of this server is an ERROR; one that exits while
- * being read gives no row.
- */
-Datum
-pg_procmem_process(PG_FUNCTION_ARGS)
-{
-	int32		pid = PG_GETARG_INT32(0);
-	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(1));
-	process_rows rows = processes_start(fcinfo);
-	procmem_members m;
-	procmem_membership kind;
-	procfs_stat id;
-
-	(void) procmem_check_proc_visible(ERROR);
-	procmem_members_begin(&m);
-	procmem_options_for_server(&opt, &m);
-
-	kind = procmem_member(&m, pid, &id);
-	if (kind == MEMBER_NO || kind == MEMBER_GONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("PID %d is not a process of this PostgreSQL server", pid)));
-
-	emit_row(&rows, pid, kind, &id, &opt);
-	procmem_members_end(&m);
-	return (Datum) 0;
-}
-
-/*
- * pg_procmem_page_tables() - every live process of this server: its page
- * tables now (VmPTE) and as they would be with the main shared memory
- * segment in huge pages (pagetables.h), and whether that figure is exact.
- */
-Datum
-pg_procmem_page_tables(PG_FUNCTION_ARGS)
-{
-	procmem_options opt = procmem_current_options(false);
-	process_rows rows = {NULL, PAGE_TABLES_NCOLS_V1_2, false, put_tables, NULL};
-	int			hugetlb;
-
-	rows.rsinfo = start_result_set(fcinfo, page_tables_shapes, lengthof(page_tables_shapes));
-	/* no overhead walk: only the tables are wanted */
-	opt.method = PROCMEM_METHOD_RSS_ANON;
-	opt.want_tables = true;
-	/* ProcGlobal lives in the main segment, at the same address in every child */
-	if (sysmem_self_mapping(ProcGlobal, &opt.seg_start, &opt.seg_end, &hugetlb) != 0)
-		opt.want_tables = false;	/* no segment to leave out: the figure is NULL */
-	procmem_walk(emit_row, &rows, &opt);
-	return (Datum) 0;
 }

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard_rules.h"
-#include "pagemap.h"
-#include "pressure.h"
-#include "procfs.h"
-#include "reuse.h"
-#include "sysmem.h"
+#include "rules/guard_rules.h"
+#include "linux/pagemap.h"
+#include "rules/pressure.h"
+#include "linux/procfs.h"
+#include "rules/reuse.h"
+#include "linux/sysmem.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

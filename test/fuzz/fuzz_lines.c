@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procfs.h"
-#include "keys.h"
-#include "sysmem.h"
+#include "linux/procfs.h"
+#include "linux/keys.h"
+#include "linux/sysmem.h"
 
 static void
 feed(const uint8_t *data, size_t size, size_t chunk, procfs_line_fn fn, void *arg)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard_rules.h"
-#include "pressure.h"
+#include "rules/guard_rules.h"
+#include "rules/pressure.h"
 
 static pressure_watch w;
 

@@ -197,7 +197,7 @@ def histfile(*args):
         d = tempfile.mkdtemp(prefix="histfile.")
         _histfile = os.path.join(d, "histfile")
         subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I", os.path.join(REPO, "src"), "-o", _histfile,
-                        os.path.join(HERE, "histfile.c"), os.path.join(REPO, "src", "history_format.c")],
+                        os.path.join(HERE, "histfile.c"), os.path.join(REPO, "src", "rules", "history_format.c")],
                        check=True)
         os.chmod(d, 0o755)
     return subprocess.run([_histfile] + [str(a) for a in args], check=True, capture_output=True,

@@ -1,6 +1,6 @@
 /*
  * histfile.c - makes and checks memory history files, with the extension's
- * own codec (src/history_format.c), for the history tests and benchmarks.
+ * own codec (src/rules/history_format.c), for the history tests and benchmarks.
  *
  *   histfile write FILE SAMPLES PROCESSES [START_US [RUN_US [POSTMASTER_US]]]
  *       A valid file: SAMPLES samples of PROCESSES processes each, a second
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "history_format.h"
+#include "rules/history_format.h"
 
 #define JAN_2026_US 820454400000000LL	/* 2026-01-01 in PostgreSQL microseconds */
 

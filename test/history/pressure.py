@@ -64,7 +64,7 @@ def cgroup_figures():
            "inactive_file": int(stat[pre + "inactive_file"]), "active_file": int(stat[pre + "active_file"]),
            "file": int(stat["file" if v2 else "total_cache"]), "shmem": int(stat[pre + "shmem"]),
            "slab_reclaimable": int(stat.get("slab_reclaimable", 0))}
-    # src/pressure.c's read_level(): page cache (shared memory aside) and reclaimable slab are not pressure
+    # src/rules/pressure.c's read_level(): page cache (shared memory aside) and reclaimable slab are not pressure
     fig["watch_used"] = max(current - (fig["file"] - fig["shmem"]) - fig["slab_reclaimable"], 0)
     return fig
 

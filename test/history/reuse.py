@@ -1,5 +1,5 @@
 """Reused figures stay exact (TAP): what the sampler keeps from a process's
-last read, when nothing can have changed it (src/reuse.h), against a fresh
+last read, when nothing can have changed it (src/rules/reuse.h), against a fresh
 read of the same process at the same sample.
 
 A preloaded cluster sampling every second with the hidden
@@ -14,7 +14,7 @@ one-second intervals without a connection's start or exit (an interval with
 one reuses nothing). For DURATION seconds (environment, default 60; the
 issue's proof is 600). Then check_reuse off: the samples do reuse (the
 history file's entries say so, read here with offsets compiled from
-src/history_format.h), and cost less.
+src/rules/history_format.h), and cost less.
 
 Run as root by scripts/test against a throwaway cluster of its own, which
 this test starts (as user postgres):
@@ -54,11 +54,11 @@ def checks(text):
 
 def file_offsets():
     """Where a sample's reused count and a process entry's flags are in a
-    history_entry (src/history_format.h), compiled here."""
+    history_entry (src/rules/history_format.h), compiled here."""
     d = tempfile.mkdtemp(prefix="reuse_offsets.")
     src, exe = os.path.join(d, "o.c"), os.path.join(d, "o")
     with open(src, "w") as f:
-        f.write('#include <stddef.h>\n#include <stdio.h>\n#include "history_format.h"\n'
+        f.write('#include <stddef.h>\n#include <stdio.h>\n#include "rules/history_format.h"\n'
                 'int main(void) { printf("%zu %zu %zu %zu %d\\n", sizeof(history_entry), '
                 'offsetof(history_entry, u.sys.sample), offsetof(history_entry, u.sys.reused), '
                 'offsetof(history_entry, u.proc.settings.entry_flags), HISTORY_PROC_REUSED); return 0; }\n')
@@ -88,7 +88,7 @@ def file_reuse(since):
 
 
 def vmstat():
-    """/proc/vmstat's counters of pages moved under sleeping processes (src/reuse.c's list, roughly)."""
+    """/proc/vmstat's counters of pages moved under sleeping processes (src/rules/reuse.c's list, roughly)."""
     with open("/proc/vmstat") as f:
         return {k: int(v) for k, v in (line.split() for line in f)
                 if k.startswith(("pgsteal_", "pgdemote_", "pgmigrate_success", "thp_split_", "thp_collapse_alloc",

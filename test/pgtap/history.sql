@@ -2,7 +2,7 @@
 -- and consistent with the process rows they count. A sample reuses the
 -- figures of a process that slept since the one before when no process of
 -- the server started or exited in between and no page moved on the machine
--- (src/reuse.h): the test waits, connected, for two samples of a quiet
+-- (src/rules/reuse.h): the test waits, connected, for two samples of a quiet
 -- server (up to 25 s at the default interval of 10 s), and skips what needs
 -- reused figures when a busy machine gave none.
 BEGIN;

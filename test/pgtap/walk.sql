@@ -1,4 +1,4 @@
--- The walk over this server's processes (src/walk.c), held by the test-only
+-- The walk over this server's processes (src/server/walk.c), held by the test-only
 -- module's hook between each process's membership check and its read: a
 -- cancel takes effect between two processes, inside one call; a process
 -- that exits after it was listed and before it is read, or after its reads

@@ -88,11 +88,11 @@ check "an upgrade script leads to $v" '[ -n "$(ls pg_procmem--*--"$v".sql 2>/dev
 # a context slot's change counter is odd while it is written: an ERROR
 # between write_begin() and write_end() must be a PANIC (a critical
 # section), never a counter left odd with readers retrying forever
-body() { awk "/^$1\\(/,/^}/" src/contexts.c; }
+body() { awk "/^$1\\(/,/^}/" src/server/contexts.c; }
 check "context slot writes begin a critical section" 'body write_begin | grep -q START_CRIT_SECTION'
 check "context slot writes end it" 'body write_end | grep -q END_CRIT_SECTION'
 check "every change-counter increment is in write_begin or write_end" \
-	'[ "$(grep -c "fetch_add_u32(&slot->changecount" src/contexts.c)" = 2 ] && [ "$( (body write_begin; body write_end) | grep -c "fetch_add_u32(&slot->changecount")" = 2 ]'
+	'[ "$(grep -c "fetch_add_u32(&slot->changecount" src/server/contexts.c)" = 2 ] && [ "$( (body write_begin; body write_end) | grep -c "fetch_add_u32(&slot->changecount")" = 2 ]'
 # a released script is never edited: changes go into pg_procmem--A--B.sql
 while read -r sum file; do
 	check "released $file is unchanged" '[ "$(sha256sum "$file" | cut -d" " -f1)" = "$sum" ]'
@@ -111,8 +111,8 @@ done
 for dir in $(find test -mindepth 1 -maxdepth 1 -type d | sort); do
 	check "test/README.md names $dir" 'grep -q "\`$dir" test/README.md'
 done
-check "no version test outside src/compat.h" \
-	'[ -z "$(grep -rlE "PG_VERSION_NUM|PG_MODULE_MAGIC_EXT" src test bench --include=*.c --include=*.h | grep -vx src/compat.h)" ]'
+check "no version test outside src/server/compat.h" \
+	'[ -z "$(grep -rlE "PG_VERSION_NUM|PG_MODULE_MAGIC_EXT" src test bench --include=*.c --include=*.h | grep -vx src/server/compat.h)" ]'
 # history lives in CHANGELOG.md: no reference page narrates a version (a
 # line may opt out with <!-- version-history-ok -->); pages read as one line,
 # since a sentence wraps

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard_rules.h"
+#include "rules/guard_rules.h"
 #include "tap.h"
 
 static const char *fixtures;

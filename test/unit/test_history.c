@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_message.h"
-#include "history_format.h"
+#include "rules/exit_message.h"
+#include "rules/history_format.h"
 #include "tap.h"
 
 static char *file;

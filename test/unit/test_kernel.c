@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel.h"
-#include "pagemap.h"
+#include "linux/kernel.h"
+#include "linux/pagemap.h"
 #include "tap.h"
 
 #define KB(n) ((int64_t) (n) * 1024)

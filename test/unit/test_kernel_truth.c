@@ -42,10 +42,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "kernel.h"
-#include "keys.h"
-#include "pagemap.h"
-#include "sysmem.h"
+#include "linux/kernel.h"
+#include "linux/keys.h"
+#include "linux/pagemap.h"
+#include "linux/sysmem.h"
 #include "tap.h"
 
 #define FORKS 64				/* processes forked in the fork step */

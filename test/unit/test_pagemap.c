@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pagemap.h"
+#include "linux/pagemap.h"
 #include "procfile.h"
 #include "tap.h"
 

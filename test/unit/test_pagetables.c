@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pagemap.h"
-#include "pagetables.h"
+#include "linux/pagemap.h"
+#include "linux/pagetables.h"
 #include "procfile.h"
 #include "tap.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pressure.h"
+#include "rules/pressure.h"
 #include "tap.h"
 
 static const char *fixtures;

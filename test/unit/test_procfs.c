@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procfs.h"
-#include "keys.h"
-#include "reading.h"
+#include "linux/procfs.h"
+#include "linux/keys.h"
+#include "linux/reading.h"
 #include "tap.h"
 
 #define KB(n) ((int64_t) (n) * 1024)

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "reuse.h"
+#include "rules/reuse.h"
 #include "tap.h"
 
 static const char *fixtures;

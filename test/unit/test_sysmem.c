@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "keys.h"
-#include "sysmem.h"
+#include "linux/keys.h"
+#include "linux/sysmem.h"
 #include "tap.h"
 
 static const char *fixtures;

@@ -27,9 +27,9 @@
 #include "storage/ipc.h"
 #include "utils/builtins.h"
 
-#include "compat.h"		/* PG_SIG_IGN, PG_SIG_DFL before 19 */
-#include "procfs.h"
-#include "walk.h"
+#include "server/compat.h"		/* PG_SIG_IGN, PG_SIG_DFL before 19 */
+#include "linux/procfs.h"
+#include "server/walk.h"
 
 PG_MODULE_MAGIC;
 

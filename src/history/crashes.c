@@ -1,0 +1,625 @@
+/*
+ * crashes.c
+ *		Crash restarts: which child's exit began each one, as the postmaster
+ *		logged it, and the crash rows the memory history keeps
+ *		(shared_preload_libraries mode).
+ *
+ * When a child of the postmaster crashes, the postmaster logs its exit
+ * ("server process (PID n) was terminated by signal 9"), then "terminating
+ * any other active server processes", kills every other child and builds new
+ * shared memory. An emit_log_hook keeps the exit message that came just
+ * before that line in postmaster-local statics, with what the dead child
+ * said of itself in its slot (contexts.c: user, database, application,
+ * memory settings) and its statement as the postmaster reads it for its own
+ * message (pgstat_get_crashed_backend_activity()): one bounded read of
+ * each, before shared memory is initialized again. On 14 and 15 the
+ * postmaster logs from its SIGCHLD handler, so the hook only compares and
+ * copies: no allocation, no I/O, no ereport. When shared memory is initialized
+ * again, the postmaster hands what it kept of its last crashes to it, a few
+ * kB: it reads no file and builds no row, so a crash restart takes the same
+ * time whatever the history holds.
+ *
+ * The sampler, once it has loaded the file into the ring (history_file.c),
+ * turns each crash the file does not have yet into a row from the ring's
+ * last samples of the run that ended (crashes_note()).
+ */
+#include "server/compat.h"
+
+#include <signal.h>
+
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/backend_status.h"
+#include "utils/timestamp.h"
+
+#include "server/contexts.h"
+#include "history/crashes.h"
+#include "rules/exit_message.h"
+#include "history/history_ring.h"
+#include "server/shmem.h"
+#include "linux/sysmem.h"
+
+/* A crash restart as the postmaster saw it */
+typedef struct pm_crash
+{
+	TimestampTz crashed_at;		/* when the exit was logged; else restarted_at */
+	TimestampTz restarted_at;	/* when shared memory was initialized again */
+	TimestampTz run_started;	/* the run that ended */
+	bool		logged;			/* the exit that began it was logged: */
+	bool		by_signal;
+	bool		slot_read;		/* who: its slot, copied at its exit */
+	int32		pid;
+	int32		number;			/* the signal, or the exit code */
+	int32		query_flags;	/* CRASH_QUERY_*, CRASH_FOLDED_KNOWN */
+	char		message[256];
+	procmem_slot_who who;
+	char		query[HISTORY_CRASH_QUERY_LEN];	/* as the postmaster reads it */
+} pm_crash;
+
+typedef struct crashes_shared
+{
+	LWLock	   *lock;			/* the rows */
+	int32		nhanded;		/* the postmaster's last crashes, oldest first */
+	pm_crash	handed[MAX_CRASHES];
+	bool		noted;			/* the sampler has made rows of them */
+	int64		kills_before;	/* the cgroup's OOM kill counter then; -1: none */
+	TimestampTz noted_at;
+	uint32		nrows;			/* rows ever kept; the last MAX_CRASHES are */
+	int32		last_number;	/* the highest history_crash.number */
+	history_crash rows[MAX_CRASHES];
+} crashes_shared;
+
+static crashes_shared *crashes = NULL;
+
+/* The most a crash row's number may pass the one before it in a file */
+#define MAX_CRASH_NUMBER_STEP (1 << 20)
+
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+/*
+ * Postmaster-local, surviving every re-initialization of shared memory:
+ * the exit it logged last (exit_*), whether that was its previous message,
+ * the exit that began the crash being handled (culprit), and its last
+ * crashes.
+ */
+static volatile sig_atomic_t exit_was_last = 0;
+static pm_crash exit_logged;
+static volatile sig_atomic_t culprit_known = 0;
+static pm_crash culprit;
+static pm_crash pm_crashes[MAX_CRASHES];
+static int	pm_ncrashes = 0;
+static int	pm_inits = 0;
+static TimestampTz pm_run_started = 0;
+
+static Size
+crashes_shmem_size(void)
+{
+	return sizeof(crashes_shared);
+}
+
+static void
+crashes_shmem_init(void *part)
+{
+	crashes_shared *c = part;
+
+	memset(c, 0, sizeof(*c));
+	c->lock = &(GetNamedLWLockTranche("pg_procmem crashes"))->lock;
+}
+
+/*
+ * In the postmaster, at a start or a re-initialization after a crash: the
+ * crash it just handled joins its last crashes, which all go to the new
+ * shared memory.
+ */
+static void
+crashes_shmem_attached(void *part, bool found)
+{
+	crashes = part;
+	if (found || IsUnderPostmaster || !IsPostmasterEnvironment)
+		return;
+	if (++pm_inits > 1)
+	{
+		pm_crash	c;
+
+		/* an exit logged for an earlier crash is no part of this one */
+		if (culprit_known)
+			c = culprit;
+		else
+			memset(&c, 0, sizeof(c));
+		c.logged = culprit_known;
+		c.restarted_at = GetCurrentTimestamp();
+		if (!c.logged)
+			c.crashed_at = c.restarted_at;
+		c.run_started = pm_run_started;
+		if (pm_ncrashes == MAX_CRASHES)
+			memmove(&pm_crashes[0], &pm_crashes[1], sizeof(pm_crash) * (MAX_CRASHES - 1));
+		else
+			pm_ncrashes++;
+		pm_crashes[pm_ncrashes - 1] = c;
+		culprit_known = 0;
+	}
+	pm_run_started = history_run_started();
+	crashes->nhanded = pm_ncrashes;
+	memcpy(crashes->handed, pm_crashes, sizeof(pm_crash) * pm_ncrashes);
+}
+
+static const procmem_shmem_part crashes_part = {
+	"pg_procmem crashes", crashes_shmem_size, 1, crashes_shmem_init, crashes_shmem_attached
+};
+
+/*
+ * The exited child's statement, as the postmaster reads it for its own
+ * message (printable ASCII, the rest as '?', cut to
+ * track_activity_query_size), unless its keep_statement_text (or the
+ * server's) keeps statement text back; and whether it was cut or folded,
+ * as far as its slot tells.
+ */
+static void
+read_query(pm_crash *c, procmem_slot_found found)
+{
+	int			cap = Min((int) sizeof(c->query), pgstat_track_activity_query_size);
+	/* a slot torn by a write it was killed in: its setting is unknown, keep back */
+	bool		keep = found == SLOT_TORN ? false :
+		c->slot_read && c->who.keep_text >= 0 ? c->who.keep_text != 0 : procmem_keep_statement_text;
+	bool		same;
+	int			len;
+
+	c->query_flags = 0;
+	if (pgstat_get_crashed_backend_activity(c->pid, c->query, sizeof(c->query)) == NULL)
+	{
+		c->query[0] = '\0';
+		return;
+	}
+	if (!keep)
+	{
+		memset(c->query, 0, sizeof(c->query));
+		c->query_flags = CRASH_QUERY_KEPT_BACK;
+		return;
+	}
+	len = strnlen(c->query, sizeof(c->query));
+	c->query_flags = CRASH_QUERY_LOGGED;
+	/*
+	 * Whether the slot speaks of this statement: a process killed between
+	 * its statement's start and its first executor run (waiting for a lock
+	 * in parse analysis, say) said nothing of it yet.
+	 */
+	same = c->slot_read && c->who.query_head[0] != '\0' &&
+		strncmp(c->query, c->who.query_head, strlen(c->who.query_head)) == 0 &&
+		(c->who.query_len == len || (c->who.query_len > len && len >= cap - 1));
+	if (!same)
+		c->who.query_start = 0; /* unknown */
+	if (same ? c->who.query_len > len : len >= cap - 1)
+		c->query_flags |= CRASH_QUERY_CUT;
+	if (memchr(c->query, '?', len) == NULL)
+		c->query_flags |= CRASH_FOLDED_KNOWN;
+	else if (same)
+		c->query_flags |= CRASH_FOLDED_KNOWN | (c->who.query_folded ? CRASH_QUERY_FOLDED : 0);
+}
+
+/*
+ * The postmaster's messages: a child's exit (kept), and the line that says
+ * a crash restart begins, which makes the exit logged just before it the
+ * culprit. Matched on the untranslated message, parsed for the numbers.
+ */
+static void
+crashes_emit_log(ErrorData *edata)
+{
+	const char *id = edata->message_id;
+	bool		by_signal;
+	procmem_slot_found found;
+
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+	if (IsUnderPostmaster || !IsPostmasterEnvironment || id == NULL || edata->message == NULL)
+		return;
+	if ((by_signal = strcmp(id, "%s (PID %d) was terminated by signal %d: %s") == 0) ||
+		strcmp(id, "%s (PID %d) exited with exit code %d") == 0 ||
+		strcmp(id, "%s (PID %d) exited with unrecognized status %d") == 0)
+	{
+		exit_was_last = 0;
+		if (!exit_message_parse(edata->message, &exit_logged.pid, &exit_logged.number))
+			return;
+		exit_logged.by_signal = by_signal;
+		exit_logged.crashed_at = GetCurrentTimestamp();
+		strlcpy(exit_logged.message, edata->message, sizeof(exit_logged.message));
+		/* who it was and what it ran: before anything is re-initialized */
+		found = procmem_contexts_dead(exit_logged.pid, &exit_logged.who);
+		exit_logged.slot_read = found == SLOT_READ;
+		read_query(&exit_logged, found);
+		exit_was_last = 1;
+		return;
+	}
+	if (strcmp(id, "terminating any other active server processes") == 0 && exit_was_last &&
+		!culprit_known)
+	{
+		culprit = exit_logged;
+		culprit_known = 1;
+	}
+	exit_was_last = 0;
+}
+
+void
+procmem_crashes_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	procmem_shmem_register(&crashes_part);
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = crashes_emit_log;
+}
+
+/* --- the sampler ---------------------------------------------------------- */
+
+void
+crashes_clear(void)
+{
+	LWLockAcquire(crashes->lock, LW_EXCLUSIVE);
+	crashes->nrows = 0;
+	crashes->last_number = 0;
+	LWLockRelease(crashes->lock);
+}
+
+/*
+ * Keeps a row: one from the file with its number, a new one (or one whose
+ * number is not one this code wrote) numbered next
+ */
+static void
+keep_row(history_crash *c)
+{
+	LWLockAcquire(crashes->lock, LW_EXCLUSIVE);
+	if (c->number <= crashes->last_number ||
+		(int64) c->number > (int64) crashes->last_number + MAX_CRASH_NUMBER_STEP)
+		c->number = crashes->last_number + 1;
+	crashes->last_number = Max(crashes->last_number, c->number);
+	crashes->rows[crashes->nrows++ % MAX_CRASHES] = *c;
+	LWLockRelease(crashes->lock);
+}
+
+void
+crashes_add(const history_crash *c)
+{
+	history_crash copy = *c;
+
+	keep_row(&copy);
+}
+
+/* Whether a row for the crash at this time is kept (the file had it) */
+static bool
+row_kept(TimestampTz crashed_at)
+{
+	for (uint32 i = 0; i < Min(crashes->nrows, MAX_CRASHES); i++)
+		if (crashes->rows[i].crashed_at == crashed_at)
+			return true;
+	return false;
+}
+
+/* The server's cgroup now: its OOM kill counter and effective limit (-1: unknown, none) */
+typedef struct cgroup_now
+{
+	int64		oom_kills;
+	int64		limit;
+} cgroup_now;
+
+static cgroup_now
+read_cgroup_now(void)
+{
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+	cgroup_now now = {-1, -1};
+
+	if (sysmem_find_cgroup(&cg) != 0)
+		return now;
+	sysmem_read_cgmem(&cg, &m);
+	now.oom_kills = m.oom_kill;
+	now.limit = m.effective_limit;
+	return now;
+}
+
+/* Keeps the HISTORY_TOP largest overheads of a sample, largest first */
+static void
+consider_top(history_crash *c, const history_entry *e)
+{
+	int			k = HISTORY_TOP;
+
+	while (k > 0 && c->top_overhead[k - 1] < e->u.proc.overhead)
+		k--;
+	if (k == HISTORY_TOP)
+		return;
+	memmove(&c->top_pid[k + 1], &c->top_pid[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_pid[0]));
+	memmove(&c->top_overhead[k + 1], &c->top_overhead[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_overhead[0]));
+	memmove(&c->top_type[k + 1], &c->top_type[k], (HISTORY_TOP - 1 - k) * sizeof(c->top_type[0]));
+	c->top_pid[k] = e->pid;
+	c->top_overhead[k] = e->u.proc.overhead;
+	memcpy(c->top_type[k], e->u.proc.backend_type, HISTORY_TYPE_LEN);
+}
+
+/* The killed process's identity from what the postmaster copied at its exit */
+static void
+from_exit(history_crash *c, const pm_crash *seen)
+{
+	c->restarted_at = seen->restarted_at;
+	if (seen->slot_read)
+	{
+		const procmem_slot_who *w = &seen->who;
+
+		c->flags |= CRASH_SLOT_READ;
+		c->backend_start = w->backend_start;
+		c->query_start = w->query_start;
+		history_copy_text(c->backend_type, sizeof(c->backend_type), w->backend_type,
+						  strnlen(w->backend_type, sizeof(w->backend_type)));
+		history_copy_text(c->usename, sizeof(c->usename), w->usename, strnlen(w->usename, sizeof(w->usename)));
+		history_copy_text(c->datname, sizeof(c->datname), w->datname, strnlen(w->datname, sizeof(w->datname)));
+		history_copy_text(c->application_name, sizeof(c->application_name), w->appname,
+						  strnlen(w->appname, sizeof(w->appname)));
+		c->settings = w->settings;
+	}
+	c->flags |= seen->query_flags;
+	if (seen->query_flags & CRASH_QUERY_LOGGED)
+		history_copy_text(c->query, sizeof(c->query), seen->query, strnlen(seen->query, sizeof(seen->query)));
+}
+
+/* What its slot did not say, from the killed process's last sample */
+static void
+from_sample(history_crash *c)
+{
+	const history_process *p = &c->killed.u.proc;
+
+	if (c->killed.kind != HISTORY_PROCESS)
+		return;
+	if (!(c->flags & CRASH_SLOT_READ))
+	{
+		c->backend_start = p->backend_start;
+		c->query_start = p->query_start;
+		memcpy(c->usename, p->usename, sizeof(c->usename));
+		memcpy(c->datname, p->datname, sizeof(c->datname));
+		memcpy(c->application_name, p->application_name, sizeof(c->application_name));
+		c->settings = p->settings;
+		c->settings.entry_flags = 0;	/* a process entry's own flags */
+	}
+	if (c->backend_type[0] == '\0')
+		memcpy(c->backend_type, p->backend_type, sizeof(c->backend_type));
+	if (!(c->flags & (CRASH_QUERY_LOGGED | CRASH_QUERY_KEPT_BACK)))
+		history_copy_text(c->query, sizeof(c->query), p->query, strnlen(p->query, sizeof(p->query)));
+}
+
+/* Orders a sample's process entries by user, application and backend type */
+static int
+group_cmp(const void *a, const void *b)
+{
+	const history_process *x = &(*(const history_entry *const *) a)->u.proc;
+	const history_process *y = &(*(const history_entry *const *) b)->u.proc;
+	int			r;
+
+	if ((r = strncmp(x->usename, y->usename, sizeof(x->usename))) != 0 ||
+		(r = strncmp(x->application_name, y->application_name, sizeof(x->application_name))) != 0)
+		return r;
+	return strncmp(x->backend_type, y->backend_type, sizeof(x->backend_type));
+}
+
+/* Keeps a group if it is among the HISTORY_GROUPS largest, largest first */
+static void
+consider_group(history_crash *c, const history_group *g)
+{
+	int			k = HISTORY_GROUPS;
+
+	while (k > 0 && (c->groups[k - 1].processes == 0 || c->groups[k - 1].total < g->total))
+		k--;
+	if (k == HISTORY_GROUPS)
+		return;
+	memmove(&c->groups[k + 1], &c->groups[k], (HISTORY_GROUPS - 1 - k) * sizeof(history_group));
+	c->groups[k] = *g;
+}
+
+/*
+ * Who held the memory at the sample whose n process entries start at
+ * first: its processes grouped by user, application and backend type, the
+ * HISTORY_GROUPS largest by total overhead.
+ */
+static void
+find_groups(history_crash *c, uint64 first, uint32 n)
+{
+	const history_entry **e;
+	history_group g;
+
+	if (n == 0)
+		return;
+	e = palloc(sizeof(history_entry *) * n);
+	for (uint32 i = 0; i < n; i++)
+		e[i] = history_ring_entry(first + i);
+	qsort(e, n, sizeof(e[0]), group_cmp);
+	memset(&g, 0, sizeof(g));
+	for (uint32 i = 0; i < n; i++)
+	{
+		const history_process *p = &e[i]->u.proc;
+
+		if (g.processes > 0 && group_cmp(&e[i], &e[i - 1]) != 0)
+		{
+			consider_group(c, &g);
+			memset(&g, 0, sizeof(g));
+		}
+		if (g.processes++ == 0)
+		{
+			memcpy(g.usename, p->usename, sizeof(g.usename));
+			memcpy(g.application_name, p->application_name, sizeof(g.application_name));
+			memcpy(g.backend_type, p->backend_type, sizeof(g.backend_type));
+		}
+		g.total += Max(p->overhead, 0);
+		if (g.largest_pid == 0 || p->overhead > g.largest)
+		{
+			g.largest = p->overhead;
+			g.largest_pid = e[i]->pid;
+			g.settings = p->settings;
+			g.settings.entry_flags = 0;
+		}
+	}
+	consider_group(c, &g);
+	pfree(e);
+}
+
+/*
+ * A row for the run that began at run_started, from its last two samples
+ * in the ring (read in place: the sampler is the ring's only writer). The
+ * pid is the postmaster's (how = HOW_POSTMASTER_LOG), or the highest
+ * oom_score at the last sample (HOW_GUESS_OOM_SCORE), or none. Who it was
+ * and what it ran: what the postmaster copied at its exit, else its last
+ * sample.
+ */
+static void
+make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz run_started,
+		 const pm_crash *seen, cgroup_now now)
+{
+	uint64		end = history_ring_end();
+	uint64		last = end, before = end;
+	int32		best_score = HISTORY_NO_SCORE;
+	int64		best_overhead = -1;
+
+	uint32		nprocesses = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->crashed_at = crashed_at;
+	c->restarted_at = crashed_at;
+	c->how = how;
+	c->exit_code = -1;
+	c->oom_kills_before = -1;
+	c->oom_kills_after = now.oom_kills;
+	c->cgroup_usage_before = -1;
+	c->cgroup_limit_after = now.limit;
+	for (int i = 0; i < HISTORY_TOP; i++)
+		c->top_overhead[i] = -1;
+	if (how == HOW_POSTMASTER_LOG)
+	{
+		c->killed_pid = seen->pid;
+		if (seen->by_signal)
+			c->signal = seen->number;
+		else
+			c->exit_code = seen->number;
+		strlcpy(c->logged, seen->message, sizeof(c->logged));
+		from_exit(c, seen);
+	}
+
+	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
+		if (history_ring_entry(p)->u.sys.run_started == run_started)
+		{
+			before = last;
+			last = p;
+		}
+	if (last == end)
+		return;					/* the run took no sample */
+	c->last_sample_at = history_ring_entry(last)->sampled_at;
+	c->cgroup_usage_before = history_ring_entry(last)->u.sys.cgroup_usage;
+	/*
+	 * The OOM kill counter over the run's last two samples: the kill counts
+	 * before its victim has exited, and a sample between the two (freeing
+	 * gigabytes takes a while) shows it alive and counted.
+	 */
+	c->oom_kills_before = history_ring_entry(before != end ? before : last)->u.sys.cgroup_oom_kills;
+
+	/* the last sample: the largest overheads, and the highest oom_score */
+	for (uint64 p = last + 1; p < end && history_ring_entry(p)->kind == HISTORY_PROCESS; p++)
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		/* the kernel's ranking; a tie to the one holding more */
+		if (how == HOW_GUESS_OOM_SCORE && e->pid != PostmasterPid &&
+			e->u.proc.oom_score != HISTORY_NO_SCORE &&
+			(e->u.proc.oom_score > best_score ||
+			 (e->u.proc.oom_score == best_score && e->u.proc.overhead > best_overhead)))
+		{
+			best_score = e->u.proc.oom_score;
+			best_overhead = e->u.proc.overhead;
+			c->killed_pid = e->pid;
+		}
+		consider_top(c, e);
+		nprocesses++;
+	}
+	find_groups(c, last + 1, nprocesses);
+
+	/*
+	 * The killed process in the run's last two samples only (one killed
+	 * while a sample was taken is missing from it): a pid seen earlier may
+	 * have been another process's. The latest entry wins.
+	 */
+	for (uint64 p = before != end ? before : last; c->killed_pid != 0 && p < end; p++)
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		if (e->kind == HISTORY_SYSTEM && p != before && p != last)
+			break;
+		if (e->kind == HISTORY_PROCESS && e->pid == c->killed_pid)
+			c->killed = *e;
+	}
+	from_sample(c);
+}
+
+int
+crashes_note(bool tail_open)
+{
+	int			n = 0;
+	cgroup_now now;
+	history_crash c;
+
+	if (crashes->noted)
+		return 0;
+	now = read_cgroup_now();
+	crashes->kills_before = now.oom_kills;
+	crashes->noted_at = GetCurrentTimestamp();
+
+	/* a previous server's last run, which ended without a clean stop */
+	if (tail_open)
+	{
+		uint64		end = history_ring_end();
+		uint64		last = end;
+
+		for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
+			last = p;
+		if (last != end && history_ring_entry(last)->u.sys.postmaster_started != PgStartTime)
+		{
+			make_row(&c, HOW_UNCLEAN_STOP, PgStartTime,
+					 history_ring_entry(last)->u.sys.run_started, NULL, now);
+			keep_row(&c);
+			n++;
+		}
+	}
+
+	/* this server's crash restarts, unless the file has their rows */
+	for (int i = 0; i < crashes->nhanded; i++)
+	{
+		const pm_crash *seen = &crashes->handed[i];
+
+		if (row_kept(seen->crashed_at))
+			continue;
+		make_row(&c, seen->logged ? HOW_POSTMASTER_LOG : HOW_GUESS_OOM_SCORE,
+				 seen->crashed_at, seen->run_started, seen, now);
+		keep_row(&c);
+		n++;
+	}
+	crashes->noted = true;
+	return n;
+}
+
+/* --- readers -------------------------------------------------------------- */
+
+bool
+crashes_kills_baseline(int64 *kills, TimestampTz *since)
+{
+	if (!crashes->noted || crashes->kills_before < 0)
+		return false;
+	*kills = crashes->kills_before;
+	*since = crashes->noted_at;
+	return true;
+}
+
+history_crash *
+crashes_copy(uint32 *n)
+{
+	history_crash *out;
+
+	LWLockAcquire(crashes->lock, LW_SHARED);
+	*n = Min(crashes->nrows, MAX_CRASHES);
+	out = palloc(sizeof(history_crash) * Max(*n, 1));
+	for (uint32 i = 0; i < *n; i++)
+		out[i] = crashes->rows[(crashes->nrows - *n + i) % MAX_CRASHES];
+	LWLockRelease(crashes->lock);
+	return out;
+}

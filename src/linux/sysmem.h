@@ -1,0 +1,193 @@
+/*
+ * sysmem.h
+ *		The machine's memory and the server's memory cgroup (no PostgreSQL
+ *		headers).
+ *
+ * As everywhere: a figure that could not be read, or that means "no limit",
+ * is negative, never 0 and never a huge number.
+ */
+#ifndef PROCMEM_SYSMEM_H
+#define PROCMEM_SYSMEM_H
+
+#include "linux/procfs.h"
+
+/* /proc/meminfo; bytes, but the HugePages_* counts */
+typedef struct sysmem_meminfo
+{
+	int64_t		mem_total;
+	int64_t		mem_available;
+	int64_t		page_tables;
+	int64_t		kernel_stack;
+	int64_t		shmem;
+	int64_t		committed_as;
+	int64_t		commit_limit;
+	int64_t		swap_total;
+	int64_t		swap_free;
+	int64_t		hugepages_total;	/* pages */
+	int64_t		hugepages_free;	/* pages */
+	int64_t		hugepages_rsvd;	/* pages */
+	int64_t		hugepages_surp;	/* pages */
+	int64_t		hugepagesize;
+	int64_t		anon_hugepages;
+} sysmem_meminfo;
+
+extern procfs_result sysmem_read_meminfo(sysmem_meminfo *mi);
+
+/* The memory cgroup a process is in, and where its files are. */
+typedef struct sysmem_cgroup
+{
+	int			version;		/* 1 or 2; 0: none found */
+	char		path[512];		/* as /proc/self/cgroup names it */
+	char		dir[1024];		/* its directory, under mount */
+	char		mount[512];		/* where its hierarchy is mounted */
+} sysmem_cgroup;
+
+/*
+ * Finds the memory cgroup from the text of /proc/<pid>/cgroup and
+ * /proc/<pid>/mountinfo. On a hybrid host (v1 controllers and a v2
+ * hierarchy both mounted) the v1 memory controller's line wins: that is
+ * where memory is accounted. Returns 0 when found.
+ */
+extern int	sysmem_parse_cgroup(const char *cgroup, size_t clen,
+								const char *mountinfo, size_t mlen,
+								sysmem_cgroup *cg);
+extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
+
+/*
+ * A cgroup's memory figures (bytes; oom, oom_kill, failcnt are counts).
+ * Listed once, so that the struct is int64_t members only by construction
+ * and sysmem_cgmem_init() sets each of them.
+ */
+#define SYSMEM_CGMEM_FIELDS(X) \
+	X(usage)			/* v2 memory.current, v1 memory.usage_in_bytes */ \
+	X(limit)			/* memory.max / memory.limit_in_bytes; no limit: -1 */ \
+	X(effective_limit)	/* the smallest limit of it and its ancestors */ \
+	X(room)				/* the least, over it and its ancestors with a limit, \
+						 * of limit - (usage - page cache) */ \
+	X(high)				/* v2 memory.high */ \
+	X(swap_usage)		/* v2 memory.swap.current */ \
+	X(anon)				/* memory.stat anon (v1: total_rss) */ \
+	X(file)				/* memory.stat file (v1: total_cache), shmem included */ \
+	X(shmem)			/* memory.stat shmem (v1: total_shmem) */ \
+	X(pagetables)		/* v2 memory.stat */ \
+	X(kernel_stack)		/* v2 memory.stat */ \
+	X(kernel)			/* v2 memory.stat kernel, v1 memory.kmem.usage_in_bytes */ \
+	X(sock)				/* v2 memory.stat */ \
+	X(oom)				/* v2 memory.events oom */ \
+	X(oom_kill)			/* memory.events oom_kill / v1 memory.oom_control */ \
+	X(failcnt)			/* v1 memory.failcnt */ \
+	X(slab)				/* v2 memory.stat (kernel's parts before Linux 5.18) */ \
+	X(percpu)			/* v2 memory.stat */ \
+	X(vmalloc)			/* v2 memory.stat */ \
+	X(file_dirty)		/* memory.stat file_dirty (v1: total_dirty) */ \
+	X(file_writeback)	/* memory.stat file_writeback (v1: total_writeback) */ \
+	X(high_events)		/* v2 memory.events high */ \
+	X(max_events)		/* v2 memory.events max */ \
+	X(peak)				/* sysmem_read_cgmem_events(): v2 memory.peak, \
+						 * v1 memory.max_usage_in_bytes */ \
+	X(oom_group)		/* sysmem_read_cgmem_events(): v2 memory.oom.group */ \
+	X(tight_limit)		/* the level whose room is the smallest share of its \
+						 * limit: that limit */ \
+	X(tight_room)		/* and that level's room */
+
+#define SYSMEM_CGMEM_MEMBER(name) int64_t name;
+typedef struct sysmem_cgmem
+{
+	SYSMEM_CGMEM_FIELDS(SYSMEM_CGMEM_MEMBER)
+} sysmem_cgmem;
+
+/* Every figure PROCFS_MISSING. */
+extern void sysmem_cgmem_init(sysmem_cgmem *m);
+
+extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
+
+/*
+ * What the cgroup went through, from files sysmem_read_cgmem() leaves
+ * unread (the sampler reads that at every sample and needs none of them):
+ * its peak usage and, v2 only, whether an OOM kill takes the whole group.
+ */
+extern void sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m);
+
+/*
+ * The cgroup's kernel memory: v2 kernel plus sock (socket buffers are
+ * charged beside it), or before Linux 5.18, which has no kernel field, the
+ * sum of its parts (slab, kernel_stack, pagetables, percpu, vmalloc, sock,
+ * those there are); v1 memory.kmem.usage_in_bytes. With anon and file it
+ * adds up to usage. Negative when unknown.
+ */
+extern int64_t sysmem_cgmem_kernel(const sysmem_cgroup *cg, const sysmem_cgmem *m);
+
+/* A cgroup limit as written in its file: a number, or "max"/near INT64_MAX (none). */
+extern int64_t sysmem_parse_limit(const char *buf, size_t len);
+
+/* A one-number file of a cgroup directory (memory.max, memory.current ...): as sysmem_parse_limit() */
+extern int64_t sysmem_read_limit(const char *dir, const char *name);
+
+/* An integer sysctl or sysfs file (vm.overcommit_memory ...), or negative. */
+extern int64_t sysmem_read_int(const char *path);
+
+/* A sysfs size ("491520K", "32M", "1024"): bytes, or negative. */
+extern int64_t sysmem_parse_size(const char *buf, size_t len);
+
+/*
+ * The CPU's last-level cache, from a cache directory such as
+ * /sys/devices/system/cpu/cpu0/cache: the largest data or unified cache
+ * among index0..index31, its size in bytes (negative if none) and level.
+ */
+extern int64_t sysmem_read_llc(const char *cache_dir, int *level);
+
+/* The bracketed choice of a sysfs mode file ("always [madvise] never"). */
+extern int	sysmem_read_mode(const char *path, char *out, size_t outsz);
+
+/*
+ * The mapping of this process that contains addr, from /proc/self/maps:
+ * its bounds, and whether it is hugetlb ("anon_hugepage"). 0 when found.
+ */
+extern int	sysmem_self_mapping(const void *addr, uint64_t *start, uint64_t *end,
+								int *hugetlb);
+
+/* Bytes of [addr, addr+len) resident in memory (mincore), or negative. */
+extern int64_t sysmem_resident(void *addr, size_t len);
+
+/*
+ * The same at a cost that does not grow with len: exact (*exact = 1) up to
+ * SYSMEM_RESIDENT_PAGES pages; above, the range is cut into
+ * SYSMEM_RESIDENT_STRATA equal strata and one run of consecutive pages at a
+ * fixed pseudo-random place in each is read, its resident share standing
+ * for its stratum's. A stratum wholly resident or wholly not is exact, so
+ * the error comes from the strata where touched and untouched memory meet
+ * (at most one stratum, len / SYSMEM_RESIDENT_STRATA, per such boundary);
+ * for pages touched here and there it is a sampling error, about
+ * 0.3% of len at most (one standard deviation, 8 kB buffers touched at
+ * random: 32,768 of them sampled).
+ */
+#define SYSMEM_RESIDENT_PAGES	65536	/* 256 MB of 4 kB pages */
+#define SYSMEM_RESIDENT_STRATA	256
+extern int64_t sysmem_resident_estimate(void *addr, size_t len, int *exact);
+
+/* A growing set of inode numbers (malloc'd; sysmem_inodes_free). */
+typedef struct sysmem_inodes
+{
+	uint64_t   *ino;
+	int			n;
+	int			cap;
+	int			sorted;
+} sysmem_inodes;
+
+extern void sysmem_inodes_free(sysmem_inodes *set);
+
+/*
+ * Adds to set the inode of every mapping of pid whose path starts with
+ * path_prefix (e.g. "/dev/shm/PostgreSQL."), from /proc/<pid>/maps.
+ */
+extern procfs_result sysmem_mapped_inodes(pid_t pid, const char *path_prefix,
+										  sysmem_inodes *set);
+
+/*
+ * Files in dir whose names start with prefix and that uid owns (and, when
+ * only is not NULL, whose inode is in it): count, bytes allocated.
+ */
+extern int	sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid,
+							 sysmem_inodes *only, int64_t *count, int64_t *bytes);
+
+#endif							/* PROCMEM_SYSMEM_H */

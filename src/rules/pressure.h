@@ -1,0 +1,146 @@
+/*
+ * pressure.h
+ *		The pressure watch: how close the server is to running out of memory,
+ *		from a few small reads (no PostgreSQL headers).
+ *
+ * Two places can run out: the memory cgroup the server is in (each level,
+ * up to its hierarchy's root, with a limit of its own) and the machine.
+ * Each is a *source*: what it uses that the kernel cannot reclaim, against
+ * what it may use:
+ *
+ *	cgroup v2	memory.current - (file - shmem) - slab_reclaimable, of memory.max
+ *	cgroup v1	usage_in_bytes - (total_cache - total_shmem), of limit_in_bytes
+ *	machine		MemTotal - MemAvailable, of MemTotal
+ *
+ * Page cache is not pressure, active or inactive: the kernel drops it
+ * before it kills (a table read twice is on the active list, and a server's
+ * machine is mostly page cache). Anonymous memory, shared memory (which
+ * the kernel counts as file pages too), page tables and what the kernel
+ * holds for the processes are.
+ *
+ * A source is at PRESSURE_HIGH when its use passes the high threshold, or
+ * when at its growth over the last second it would reach its limit within
+ * PRESSURE_HORIZON_MS; at PRESSURE_CRITICAL past the critical threshold or
+ * within PRESSURE_CRITICAL_HORIZON_MS. The watch's level is its worst
+ * source's, and a level once reached holds for PRESSURE_HOLD_MS after its
+ * cause last held: a hog that pauses between two allocations keeps it.
+ *
+ * The sampler ticks the watch every pg_procmem.pressure_watch_interval and
+ * samples faster while the level is raised; the guard (a later piece) is
+ * meant to tick the same watch.
+ */
+#ifndef PROCMEM_PRESSURE_H
+#define PROCMEM_PRESSURE_H
+
+#include <stdint.h>
+
+#include "linux/sysmem.h"
+
+typedef enum pressure_level
+{
+	PRESSURE_NONE = 0,
+	PRESSURE_HIGH = 1,
+	PRESSURE_CRITICAL = 2
+} pressure_level;
+
+typedef enum pressure_source_kind
+{
+	PRESSURE_FROM_NONE = 0,
+	PRESSURE_FROM_MACHINE = 1,
+	PRESSURE_FROM_CGROUP = 2
+} pressure_source_kind;
+
+#define PRESSURE_HORIZON_MS				10000
+#define PRESSURE_CRITICAL_HORIZON_MS	2000
+#define PRESSURE_HOLD_MS				5000
+/* the growth is measured over the readings of this last stretch */
+#define PRESSURE_RATE_WINDOW_MS			1000
+/* ... once it is at least this long (ticks late after a long sample) */
+#define PRESSURE_RATE_MIN_MS			200
+/* the cgroup's levels with a limit are looked up again this often */
+#define PRESSURE_LEVELS_REFRESH_MS		10000
+
+/* the machine, and at most this many cgroup levels with a limit */
+#define PRESSURE_MAX_SOURCES	9
+#define PRESSURE_RECENT			32		/* readings kept for the growth */
+
+/* One reading of every source */
+typedef struct pressure_reading
+{
+	int64_t		at_ms;			/* the caller's monotonic clock */
+	int			nsources;
+	int64_t		used[PRESSURE_MAX_SOURCES];	/* negative: unreadable now */
+	int64_t		limit[PRESSURE_MAX_SOURCES];
+} pressure_reading;
+
+/* What the watch makes of its readings (pressure_assess) */
+typedef struct pressure_state
+{
+	pressure_level level;		/* held, as the sampler acts on it */
+	pressure_level now;			/* what the newest reading shows alone */
+	pressure_source_kind source;	/* the source of the worst now, or of the hold;
+									 * at no pressure, the one nearest its limit */
+	int64_t		used;			/* that source's, at the newest reading */
+	int64_t		limit;
+	int64_t		ms_to_limit;	/* at its growth; negative: not growing */
+} pressure_state;
+
+typedef struct pressure_thresholds
+{
+	int			high_pct;		/* pg_procmem.pressure_threshold */
+	int			critical_pct;	/* pg_procmem.pressure_critical */
+} pressure_thresholds;
+
+typedef struct pressure_watch
+{
+	/* the cgroup: its version, and its levels with a limit, itself first */
+	sysmem_cgroup cgroup;
+	int			cgroup_known;
+	int			nlevels;
+	char		level_dir[PRESSURE_MAX_SOURCES - 1][1024];
+	int64_t		levels_found_ms;	/* when they were looked up; 0: never */
+	/* the newest readings, a ring */
+	pressure_reading recent[PRESSURE_RECENT];
+	int			nrecent;
+	int			newest;
+	/* the hold: until when each raised level stands */
+	int64_t		hold_until[3];
+	int			hold_index[3];	/* the source that raised it */
+	pressure_state state;
+} pressure_watch;
+
+/* A watch of the cgroup the calling process is in (none found: the machine only). */
+extern void pressure_watch_init(pressure_watch *w);
+
+/*
+ * Reads every source and assesses the level at now_ms (a monotonic clock in
+ * ms): the meminfo read, and per cgroup level two small files and
+ * memory.stat.
+ */
+extern const pressure_state *pressure_watch_tick(pressure_watch *w, int64_t now_ms,
+												 const pressure_thresholds *t);
+
+/*
+ * The assessment alone, from readings already in the ring (the unit tests
+ * feed it readings): sets w->state.
+ */
+extern void pressure_assess(pressure_watch *w, const pressure_thresholds *t);
+
+/* Adds a reading to the ring, as pressure_watch_tick() does. */
+extern void pressure_add_reading(pressure_watch *w, const pressure_reading *r);
+
+/* What one cgroup level can reclaim, from its memory.stat text (v2 or v1) */
+typedef struct pressure_cgroup_stat
+{
+	int64_t		file;			/* page cache, shared memory included (v1: total_cache) */
+	int64_t		shmem;			/* v1: total_shmem */
+	int64_t		slab_reclaimable;	/* v2 only */
+} pressure_cgroup_stat;
+
+extern void pressure_parse_cgroup_stat(const char *buf, size_t len, int version,
+									   pressure_cgroup_stat *out);
+
+extern const char *pressure_level_name(pressure_level l);
+extern const char *pressure_source_name(pressure_source_kind k);
+
+#endif							/* PROCMEM_PRESSURE_H */

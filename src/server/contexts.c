@@ -1,0 +1,774 @@
+/*
+ * contexts.c
+ *		Every backend's memory-context totals, published to shared memory.
+ *
+ * With pg_procmem in shared_preload_libraries, each process with a PGPROC
+ * owns one slot. It writes its totals there itself, at safe moments only
+ * (never from a signal handler or while servicing an interrupt):
+ *
+ *	- before ExecutorEnd releases a query's memory, so a sort's or a hash's
+ *	  memory is still counted;
+ *	- after a utility command (CREATE INDEX, VACUUM ...);
+ *	- at transaction commit and abort (an ERROR skips ExecutorEnd; by the
+ *	  abort callbacks the failed query's portal memory is already gone, so
+ *	  a query that fails is seen only at its previous publication).
+ *
+ * Walking every context costs tens of microseconds, so publication is rate
+ * limited (pg_procmem.publish_interval), except that a query whose own
+ * memory reached pg_procmem.publish_threshold publishes at once: that is
+ * how peaks are caught. The peak is the largest total ever published.
+ *
+ * Slots are read without locks, st_changecount style: a writer makes the
+ * counter odd, writes, makes it even; a reader retries until it copied a
+ * slot between two equal, even readings.
+ *
+ * A backend also says in its slot whether its statement text may be kept
+ * (pg_procmem.keep_statement_text, as its role, its database or its session
+ * set it), as soon as that differs from what it started with: the sampler,
+ * which sees only the server's setting, reads it there.
+ *
+ * And who it is and what it runs with (say_who()), at each statement's
+ * start and after each utility command (a SET): its user, database and
+ * application, its statement's start, length and whether it has bytes the
+ * postmaster's copy of it folds, and its memory settings with their
+ * sources. The sampler keeps the settings with each sample; when a process
+ * is killed, the postmaster copies its slot (procmem_contexts_dead()), so
+ * that a crash row names who ran what, sampled or not.
+ */
+#include "server/compat.h"
+
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "commands/dbcommands.h"
+#include "executor/executor.h"
+#include "mb/pg_wchar.h"
+#include "postmaster/bgworker.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "catalog/pg_type.h"
+
+#include "server/contexts.h"
+#include "server/members.h"
+#include "server/memory_settings.h"
+#include "server/rows.h"
+#include "server/shmem.h"
+
+#define TOP_CONTEXTS 3
+#define IDENT_LEN 64
+
+typedef struct context_entry
+{
+	char		name[NAMEDATALEN];
+	char		ident[IDENT_LEN];
+	int64		bytes;
+} context_entry;
+
+typedef struct context_slot
+{
+	pg_atomic_uint32 changecount;	/* odd while being written */
+	int32		pid;			/* 0: nothing published */
+	TimestampTz backend_start;
+	TimestampTz published_at;
+	int64		total_bytes;
+	int64		free_bytes;
+	int64		peak_bytes;
+	int32		contexts;
+	int32		publications;	/* 0: no totals yet */
+	int32		keep_text;		/* its pg_procmem.keep_statement_text; -1: not said */
+	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
+	TimestampTz peak_at;
+	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
+	procmem_slot_who who;		/* said by say_who() */
+} context_slot;
+
+typedef struct contexts_shared
+{
+	int			nslots;
+	context_slot slots[FLEXIBLE_ARRAY_MEMBER];
+} contexts_shared;
+
+static contexts_shared *shared = NULL;
+bool		procmem_keep_statement_text = true;
+static int	publish_interval_ms = 1000;
+static int	publish_threshold_kb = 4096;
+static TimestampTz last_publish = 0;
+static bool last_was_big = false;	/* the next point publishes too: memory falls */
+static bool exit_callback_registered = false;
+
+/* Its user and database, as pg_stat_activity names them; looked up once */
+static char my_usename[NAMEDATALEN];
+static char my_datname[NAMEDATALEN];
+static bool names_known = false;
+
+/* What this backend said last in its slot's who (say_who()) */
+static TimestampTz said_start = 0;
+static history_settings said_settings;
+static char said_appname[NAMEDATALEN];
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+PG_FUNCTION_INFO_V1(pg_procmem_backend_contexts);
+PG_FUNCTION_INFO_V1(pg_procmem_own_contexts);
+
+static int
+slot_count(void)
+{
+	/* every PGPROC: backends, auxiliary processes, prepared transactions */
+	return procmem_max_backends() + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(contexts_shared, slots),
+					mul_size(slot_count(), sizeof(context_slot)));
+}
+
+/* A new struct: every slot empty */
+static void
+contexts_shmem_init(void *part)
+{
+	contexts_shared *s = part;
+
+	s->nslots = slot_count();
+	for (int i = 0; i < s->nslots; i++)
+	{
+		memset(&s->slots[i], 0, sizeof(context_slot));
+		s->slots[i].keep_text = -1;
+		pg_atomic_init_u32(&s->slots[i].changecount, 0);
+	}
+}
+
+static void
+contexts_shmem_attached(void *part, bool found)
+{
+	shared = part;
+}
+
+static const procmem_shmem_part contexts_part = {
+	"pg_procmem contexts", shared_size, 0, contexts_shmem_init, contexts_shmem_attached
+};
+
+static context_slot *
+my_slot(void)
+{
+	int			n;
+
+	if (shared == NULL || MyProc == NULL)
+		return NULL;
+	n = procmem_my_procno();
+	return (n >= 0 && n < shared->nslots) ? &shared->slots[n] : NULL;
+}
+
+/*
+ * A write leaves the counter odd until write_end(); inside a critical
+ * section, so that an ERROR between the two (which would leave it odd and
+ * readers retrying forever) is a PANIC instead, as for PostgreSQL's own
+ * st_changecount.
+ */
+static void
+write_begin(context_slot *slot)
+{
+	START_CRIT_SECTION();
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	pg_write_barrier();
+}
+
+static void
+write_end(context_slot *slot)
+{
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	END_CRIT_SECTION();
+}
+
+/* At exit the slot is emptied: a new owner never shows our figures. */
+static void
+clear_slot(int code, Datum arg)
+{
+	context_slot *slot = my_slot();
+
+	if (slot == NULL || slot->pid != MyProcPid)
+		return;
+	write_begin(slot);
+	slot->pid = 0;
+	slot->publications = 0;
+	slot->keep_text = -1;
+	write_end(slot);
+}
+
+/* Makes the slot ours (between write_begin and write_end): one a previous owner left starts afresh */
+static void
+claim_slot(context_slot *slot)
+{
+	const char *type;
+
+	if (slot->pid == MyProcPid)
+		return;
+	slot->pid = MyProcPid;
+	slot->backend_start = MyStartTimestamp;
+	slot->peak_bytes = 0;
+	slot->publications = 0;
+	slot->keep_text = -1;
+	memset(&slot->who, 0, sizeof(slot->who));
+	said_start = 0;
+	/* a background worker by its own type, as pg_stat_activity names it */
+	type = MyBackendType == B_BG_WORKER && MyBgworkerEntry ? MyBgworkerEntry->bgw_type :
+		GetBackendTypeDesc(MyBackendType);
+	strlcpy(slot->who.backend_type, type, sizeof(slot->who.backend_type));
+	if (!exit_callback_registered)
+	{
+		before_shmem_exit(clear_slot, (Datum) 0);
+		exit_callback_registered = true;
+	}
+}
+
+/*
+ * pg_procmem.keep_statement_text changed in this backend (its role's or
+ * database's setting at connection, SET, RESET, a reload): said in its slot
+ * at once, for the sampler. Nothing here can fail.
+ */
+static void
+keep_text_assign(bool newval, void *extra)
+{
+	context_slot *slot;
+
+	if (shared == NULL || proc_exit_inprogress || (slot = my_slot()) == NULL)
+		return;
+	write_begin(slot);
+	claim_slot(slot);
+	slot->keep_text = newval;
+	write_end(slot);
+}
+
+/*
+ * A byte the postmaster's copy of a statement
+ * (pgstat_get_crashed_backend_activity(), through ascii_safe_strlcpy())
+ * shows as '?': above 127, or a control character but newline, carriage
+ * return and tab.
+ */
+static inline bool
+folded(unsigned char ch)
+{
+	return ch > 127 || (ch < 32 && ch != '\n' && ch != '\r' && ch != '\t');
+}
+
+/* Whether that copy of the first len bytes shows some as '?' */
+static bool
+folds(const char *text, int len)
+{
+	for (int i = 0; i < len; i++)
+		if (folded((unsigned char) text[i]))
+			return true;
+	return false;
+}
+
+/* Its first bytes as that copy shows them: which statement the slot speaks of */
+static void
+ascii_head(char *head, int size, const char *text, int len)
+{
+	int			n = Min(len, size - 1);
+
+	for (int i = 0; i < n; i++)
+		head[i] = folded((unsigned char) text[i]) ? '?' : text[i];
+	memset(head + n, 0, size - n);
+}
+
+/*
+ * Says in the slot who this backend is and what it runs with, at a
+ * statement's start and after a utility command (and, at a transaction's
+ * end, the settings it will have after it: after_xact): when
+ * the statement, the memory settings or the application name changed since
+ * it last said (a function's queries, run within the statement, say
+ * nothing new). Nothing here can fail.
+ */
+static void
+say_who(const history_settings *after_xact)
+{
+	context_slot *slot;
+	TimestampTz start = GetCurrentStatementStartTimestamp();
+	/* the client's statement, as pgstat's activity holds it (not a function's query) */
+	const char *text = debug_query_string;
+	history_settings settings;
+	const char *app = application_name ? application_name : "";
+
+	if (shared == NULL || proc_exit_inprogress || (slot = my_slot()) == NULL)
+		return;
+	/* the catalogs, once, in a transaction (not in the critical section below) */
+	if (!names_known && IsTransactionState())
+	{
+		const char *u = OidIsValid(GetSessionUserId()) ? GetUserNameFromId(GetSessionUserId(), true) : NULL;
+		const char *d = OidIsValid(MyDatabaseId) ? get_database_name(MyDatabaseId) : NULL;
+
+		strlcpy(my_usename, u ? u : "", sizeof(my_usename));
+		strlcpy(my_datname, d ? d : "", sizeof(my_datname));
+		names_known = true;
+	}
+	if (after_xact)
+		settings = *after_xact;
+	else
+		procmem_memory_settings(&settings);
+	if (start == said_start && slot->pid == MyProcPid &&
+		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
+		strncmp(app, said_appname, sizeof(said_appname)) == 0)
+		return;
+	write_begin(slot);
+	claim_slot(slot);
+	if (start != said_start && text != NULL)
+	{
+		int			len = strlen(text);
+		/* what the postmaster's copy of it holds: no more */
+		int			kept = Min(len, Min(pgstat_track_activity_query_size, HISTORY_CRASH_QUERY_LEN) - 1);
+
+		slot->who.query_len = len;
+		slot->who.query_folded = folds(text, kept);
+		ascii_head(slot->who.query_head, sizeof(slot->who.query_head), text, kept);
+	}
+	else if (start != said_start)
+	{
+		slot->who.query_len = 0;
+		slot->who.query_folded = false;
+		memset(slot->who.query_head, 0, sizeof(slot->who.query_head));
+	}
+	slot->who.query_start = start;
+	slot->who.settings = settings;
+	memcpy(slot->who.usename, my_usename, sizeof(my_usename));
+	memcpy(slot->who.datname, my_datname, sizeof(my_datname));
+	strlcpy(slot->who.appname, app, sizeof(slot->who.appname));
+	write_end(slot);
+	said_start = start;
+	said_settings = settings;
+	strlcpy(said_appname, app, sizeof(said_appname));
+}
+
+/* Keeps the TOP_CONTEXTS largest, largest first. */
+static void
+consider_top(context_entry *top, MemoryContext c, int64 bytes)
+{
+	int			i = TOP_CONTEXTS;
+
+	while (i > 0 && top[i - 1].bytes < bytes)
+		i--;
+	if (i == TOP_CONTEXTS)
+		return;
+	memmove(&top[i + 1], &top[i], (TOP_CONTEXTS - 1 - i) * sizeof(context_entry));
+	strlcpy(top[i].name, c->name ? c->name : "", NAMEDATALEN);
+	top[i].ident[0] = '\0';
+	if (c->ident && procmem_keep_statement_text)
+	{
+		int			slen = strlen(c->ident);
+		/* clipped at a character boundary; never past the string */
+		int			len = Min(pg_mbcliplen(c->ident, slen, IDENT_LEN - 1), Min(slen, IDENT_LEN - 1));
+
+		memcpy(top[i].ident, c->ident, len);
+		top[i].ident[len] = '\0';
+	}
+	top[i].bytes = bytes;
+}
+
+/*
+ * Walks every memory context of this process without allocating (it runs
+ * in transaction abort too, possibly after running out of memory).
+ */
+static void
+measure(int64 *total, int64 *freebytes, int32 *count, context_entry *top)
+{
+	MemoryContext c = TopMemoryContext;
+
+	*total = *freebytes = 0;
+	*count = 0;
+	memset(top, 0, sizeof(context_entry) * TOP_CONTEXTS);
+	while (c != NULL)
+	{
+		MemoryContextCounters n;
+
+		memset(&n, 0, sizeof(n));
+		c->methods->stats(c, NULL, NULL, &n, false);
+		*total += n.totalspace;
+		*freebytes += n.freespace;
+		(*count)++;
+		consider_top(top, c, n.totalspace);
+
+		if (c->firstchild)
+			c = c->firstchild;
+		else
+		{
+			while (c != TopMemoryContext && c->nextchild == NULL)
+				c = c->parent;
+			c = (c == TopMemoryContext) ? NULL : c->nextchild;
+		}
+	}
+}
+
+static void
+publish(void)
+{
+	context_slot *slot = my_slot();
+	int64		total, freebytes;
+	int32		count;
+	context_entry top[TOP_CONTEXTS];
+
+	if (slot == NULL)
+		return;
+	measure(&total, &freebytes, &count, top);
+	last_publish = GetCurrentTimestamp();
+
+	write_begin(slot);
+	claim_slot(slot);
+	slot->published_at = last_publish;
+	slot->total_bytes = total;
+	slot->free_bytes = freebytes;
+	slot->contexts = count;
+	if (total > slot->peak_bytes)
+	{
+		slot->peak_bytes = total;
+		slot->peak_at = last_publish;
+		memcpy(slot->peak_top, top, sizeof(top));
+	}
+	if (slot->publications < PG_INT32_MAX)
+		slot->publications++;
+	memcpy(slot->top, top, sizeof(top));
+	write_end(slot);
+}
+
+/*
+ * Publishes if it is time, or at once when big; and right after a big one,
+ * so that the figure falls back when the query's memory is released.
+ */
+static void
+maybe_publish(bool big)
+{
+	/* exiting: clear_slot may already have run, and must stay last */
+	if (shared == NULL || proc_exit_inprogress)
+		return;
+	if (big || last_was_big || last_publish == 0 ||
+		TimestampDifferenceExceeds(last_publish, GetCurrentTimestamp(), publish_interval_ms))
+	{
+		publish();
+		last_was_big = big;
+	}
+}
+
+static void
+contexts_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	say_who(NULL);
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+contexts_ExecutorEnd(QueryDesc *queryDesc)
+{
+	/* before the executor frees it: this query's memory is still there */
+	if (shared != NULL && queryDesc->estate != NULL)
+		maybe_publish(MemoryContextMemAllocated(queryDesc->estate->es_query_cxt, true) >=
+					  (Size) publish_threshold_kb * 1024);
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+static void
+contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+						ProcessUtilityContext context, ParamListInfo params,
+						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	say_who(NULL);
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+	/* a SET: said before the next statement runs */
+	say_who(NULL);
+	maybe_publish(false);
+}
+
+static void
+contexts_xact_callback(XactEvent event, void *arg)
+{
+	/* the transaction's memory is still allocated at these events */
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+			{
+				history_settings after;
+
+				/* a SET LOCAL's value goes with the transaction: say what stays */
+				if (procmem_memory_settings_after_xact(&after, event == XACT_EVENT_COMMIT))
+					say_who(&after);
+			}
+			maybe_publish(false);
+			break;
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			maybe_publish(false);
+			break;
+		default:
+			break;
+	}
+}
+
+void
+procmem_contexts_init(void)
+{
+	DefineCustomBoolVariable("pg_procmem.keep_statement_text",
+							 "Keeps statement text where pg_procmem would show it.",
+							 "The memory history's queries, and the identifiers of the largest memory "
+							 "contexts (a prepared statement's or a cached plan's text, from earlier "
+							 "statements too, literals included). Off: neither kept nor shown; a role's "
+							 "or a database's setting holds for its sessions.",
+							 &procmem_keep_statement_text, true,
+							 PGC_SUSET, 0, NULL, keep_text_assign, NULL);
+	DefineCustomIntVariable("pg_procmem.publish_interval",
+							"Minimum time between two publications of a backend's memory-context totals.",
+							"A query whose own memory reaches pg_procmem.publish_threshold publishes at once.",
+							&publish_interval_ms, 1000, 0, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_procmem.publish_threshold",
+							"Query memory that makes a backend publish its totals at once, at the end of the query.",
+							NULL,
+							&publish_threshold_kb, 4096, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	procmem_shmem_register(&contexts_part);
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = contexts_ExecutorStart;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = contexts_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = contexts_ProcessUtility;
+	RegisterXactCallback(contexts_xact_callback, NULL);
+}
+
+/* Result columns, in every released shape (see rows.h) */
+#define OWN_CONTEXTS_NCOLS_V1_0 3	/* 1.0.0 to 1.2.0 */
+static const int own_contexts_shapes[] = {OWN_CONTEXTS_NCOLS_V1_0};
+#define BACKEND_CONTEXTS_NCOLS_V1_0 15	/* 1.0.0 to 1.2.0 */
+static const int backend_contexts_shapes[] = {BACKEND_CONTEXTS_NCOLS_V1_0};
+
+/*
+ * pg_procmem_own_contexts() - the caller's own totals, live, preloaded or
+ * not: what pg_backend_memory_contexts sums to, without needing it (it is
+ * superuser-only before PostgreSQL 15).
+ */
+Datum
+pg_procmem_own_contexts(PG_FUNCTION_ARGS)
+{
+	Datum		values[OWN_CONTEXTS_NCOLS_V1_0];
+	bool		nulls[OWN_CONTEXTS_NCOLS_V1_0] = {false, false, false};
+	int64		total, freebytes;
+	int32		count;
+	context_entry top[TOP_CONTEXTS];
+
+	measure(&total, &freebytes, &count, top);
+	values[0] = Int64GetDatum(total);
+	values[1] = Int64GetDatum(freebytes);
+	values[2] = Int32GetDatum(count);
+	PG_RETURN_DATUM(one_row(fcinfo, own_contexts_shapes, lengthof(own_contexts_shapes), values, nulls));
+}
+
+/* Copies a slot consistently (see the header comment). */
+static void
+read_slot(context_slot *slot, context_slot *copy)
+{
+	for (;;)
+	{
+		uint32		before = pg_atomic_read_u32(&slot->changecount);
+		uint32		after;
+
+		pg_read_barrier();
+		memcpy(copy, slot, sizeof(context_slot));
+		pg_read_barrier();
+		after = pg_atomic_read_u32(&slot->changecount);
+		if (before == after && (before & 1) == 0)
+			return;
+		pg_spin_delay();
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* One of the arrays of the largest contexts: names (0), idents (1) or bytes (2). */
+static Datum
+top_array(const context_entry *top, int what)
+{
+	Datum		d[TOP_CONTEXTS];
+	int			n = 0;
+
+	for (int i = 0; i < TOP_CONTEXTS && top[i].bytes > 0; i++)
+		d[n++] = what == 0 ? CStringGetTextDatum(top[i].name) :
+			what == 1 ? CStringGetTextDatum(top[i].ident) : Int64GetDatum(top[i].bytes);
+	return build_array(d, n, what == 2 ? INT8OID : TEXTOID);
+}
+
+/*
+ * pg_procmem_backend_contexts(missing_ok) - the published totals of every
+ * live process that has published. The caller publishes first, so its own
+ * row is current. Without the shared memory: no rows if missing_ok, else
+ * an ERROR saying how to get it.
+ */
+Datum
+pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
+{
+	bool		missing_ok = PG_GETARG_BOOL(0);
+	ReturnSetInfo *rsinfo;
+
+	rsinfo = start_result_set(fcinfo, backend_contexts_shapes, lengthof(backend_contexts_shapes));
+	if (shared == NULL)
+	{
+		if (!missing_ok)
+			procmem_shmem_missing();
+		return (Datum) 0;
+	}
+	publish();
+
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		context_slot s;
+		Datum		values[BACKEND_CONTEXTS_NCOLS_V1_0];
+		bool		nulls[BACKEND_CONTEXTS_NCOLS_V1_0];
+		int			c = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		read_slot(&shared->slots[i], &s);
+		if (s.pid == 0 || s.publications == 0)
+			continue;
+		/* the live process at this slot's PGPROC, with this pid: nobody else's */
+		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
+			continue;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[c++] = Int32GetDatum(s.pid);
+		values[c++] = TimestampTzGetDatum(s.backend_start);
+		values[c++] = TimestampTzGetDatum(s.published_at);
+		values[c++] = Int32GetDatum(s.publications);
+		values[c++] = Int64GetDatum(s.total_bytes);
+		values[c++] = Int64GetDatum(s.free_bytes);
+		values[c++] = Int64GetDatum(s.total_bytes - s.free_bytes);
+		values[c++] = Int32GetDatum(s.contexts);
+		values[c++] = Int64GetDatum(s.peak_bytes);
+		values[c++] = TimestampTzGetDatum(s.peak_at);
+		values[c++] = top_array(s.top, 0);
+		/* statement text kept back: unknown, not empty */
+		if (procmem_keep_statement_text)
+			values[c++] = top_array(s.top, 1);
+		else
+			nulls[c++] = true;
+		values[c++] = top_array(s.top, 2);
+		values[c++] = top_array(s.peak_top, 0);
+		values[c++] = top_array(s.peak_top, 2);
+		Assert(c == BACKEND_CONTEXTS_NCOLS_V1_0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * The published total and the statement-text setting of every live process
+ * that said either, sorted by pid (palloc'd, *n of them); NULL without the
+ * shared memory.
+ */
+procmem_context_total *
+procmem_contexts_totals(int *n)
+{
+	procmem_context_total *t;
+
+	*n = 0;
+	if (shared == NULL)
+		return NULL;
+	t = palloc(sizeof(procmem_context_total) * shared->nslots);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		context_slot s;
+
+		read_slot(&shared->slots[i], &s);
+		if (s.pid == 0 || procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
+			continue;
+		t[*n].pid = s.pid;
+		t[*n].keep_text = s.keep_text;
+		t[*n].settings = s.who.settings;
+		t[(*n)++].bytes = s.publications > 0 ? s.total_bytes : -1;
+	}
+	qsort(t, *n, sizeof(procmem_context_total), procmem_pid_cmp);
+	return t;
+}
+
+const procmem_context_total *
+procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid)
+{
+	procmem_context_total key = {.pid = pid};
+
+	return totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
+}
+
+/*
+ * In the postmaster, from its log hook, when a child exited abnormally:
+ * the slot of pid, copied with one read that does not retry (the process
+ * is gone; a copy torn by a write it was killed in is no copy). Bounded:
+ * the slots this postmaster made, each a pid compare. Nothing read is
+ * trusted: the texts are cut to their fields.
+ */
+procmem_slot_found
+procmem_contexts_dead(int32 pid, procmem_slot_who *out)
+{
+	int			n = slot_count();
+
+	if (shared == NULL || pid <= 0)
+		return SLOT_NONE;
+	for (int i = 0; i < n; i++)
+	{
+		volatile context_slot *slot = &shared->slots[i];
+		uint32		before;
+
+		if (slot->pid != pid)
+			continue;
+		before = pg_atomic_read_u32(&shared->slots[i].changecount);
+		pg_read_barrier();
+		memcpy(out, (const void *) &slot->who, sizeof(*out));
+		out->keep_text = slot->keep_text;
+		out->backend_start = slot->backend_start;
+		pg_read_barrier();
+		if ((before & 1) != 0 || pg_atomic_read_u32(&shared->slots[i].changecount) != before ||
+			slot->pid != pid)
+			return SLOT_TORN;
+		out->backend_type[sizeof(out->backend_type) - 1] = '\0';
+		out->usename[sizeof(out->usename) - 1] = '\0';
+		out->datname[sizeof(out->datname) - 1] = '\0';
+		out->appname[sizeof(out->appname) - 1] = '\0';
+		out->query_head[sizeof(out->query_head) - 1] = '\0';
+		return SLOT_READ;
+	}
+	return SLOT_NONE;
+}
+
+/*
+ * This backend's user and database names, as it looked them up for its
+ * slot (no catalog access: the guard's log hook calls it during an error);
+ * empty when not known yet.
+ */
+void
+procmem_contexts_my_names(const char **usename, const char **datname)
+{
+	*usename = names_known ? my_usename : "";
+	*datname = names_known ? my_datname : "";
+}

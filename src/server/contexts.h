@@ -1,0 +1,71 @@
+/*
+ * contexts.h
+ *		Every backend's memory-context totals in shared memory
+ *		(shared_preload_libraries mode).
+ */
+#ifndef PROCMEM_CONTEXTS_H
+#define PROCMEM_CONTEXTS_H
+
+#include "datatype/timestamp.h"
+
+#include "rules/history_format.h"
+
+/*
+ * pg_procmem.keep_statement_text: whether pg_procmem keeps any statement
+ * text (memory-context idents, which can hold a session's older statements,
+ * literals included, and the history's queries). Superuser-only; on by
+ * default; each backend's own value is published for the sampler.
+ */
+extern bool procmem_keep_statement_text;
+
+/* GUCs always; hooks and shared memory when preloaded. From _PG_init. */
+extern void procmem_contexts_init(void);
+
+/* What a live process published, for the sampler (pid first: procmem_pid_cmp) */
+typedef struct procmem_context_total
+{
+	int32		pid;
+	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	int64		bytes;			/* its memory-context total; -1: not published */
+	history_settings settings;	/* its memory settings; 0: not said */
+} procmem_context_total;
+
+/* Every live process's, sorted by pid (palloc'd; NULL without the shared memory), and a lookup. */
+extern procmem_context_total *procmem_contexts_totals(int *n);
+extern const procmem_context_total *procmem_contexts_find(const procmem_context_total *totals,
+														  int n, int32 pid);
+
+/* Who a backend is and what it runs with, as it said in its slot */
+typedef struct procmem_slot_who
+{
+	TimestampTz backend_start;
+	TimestampTz query_start;	/* its statement's start; 0: none said */
+	int32		query_len;		/* the statement's bytes */
+	bool		query_folded;	/* bytes the postmaster's copy shows as '?' */
+	char		query_head[32]; /* its first bytes as that copy shows them */
+	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	char		backend_type[HISTORY_TYPE_LEN];
+	char		usename[NAMEDATALEN];
+	char		datname[NAMEDATALEN];
+	char		appname[NAMEDATALEN];
+	history_settings settings;
+} procmem_slot_who;
+
+/* What procmem_contexts_dead() found */
+typedef enum procmem_slot_found
+{
+	SLOT_NONE = 0,				/* no slot of that pid: it said nothing */
+	SLOT_READ,
+	SLOT_TORN					/* it was killed while writing it */
+} procmem_slot_found;
+
+/*
+ * In the postmaster: the slot of a child that exited abnormally, copied
+ * once, without retrying.
+ */
+extern procmem_slot_found procmem_contexts_dead(int32 pid, procmem_slot_who *out);
+
+/* This backend's user and database names, as its slot says them ("" unknown) */
+extern void procmem_contexts_my_names(const char **usename, const char **datname);
+
+#endif							/* PROCMEM_CONTEXTS_H */
