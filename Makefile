@@ -92,6 +92,7 @@ test/unit/test_kernel_truth: UNIT_LDFLAGS += -pthread
 unit: $(UNIT_TESTS)
 	prove -v --exec '' $(UNIT_TESTS) :: test/fixtures
 	prove -v --exec bash test/unit/consistency.sh
+	prove -v --exec python3 test/unit/layers.py
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and
 # under valgrind (memcheck): any report fails the run.

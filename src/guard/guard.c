@@ -44,12 +44,12 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-#include "server/contexts.h"
 #include "guard/guard.h"
-#include "rules/guard_rules.h"
 #include "linux/procfs.h"
+#include "rules/guard_rules.h"
+#include "server/clock.h"
+#include "server/contexts.h"
 #include "server/rows.h"
-#include "history/sampler.h"
 #include "server/shmem.h"
 
 PGDLLEXPORT void procmem_guard_main(Datum arg);

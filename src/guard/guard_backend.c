@@ -44,9 +44,9 @@
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
-#include "server/contexts.h"
 #include "guard/guard.h"
 #include "rules/guard_rules.h"
+#include "server/contexts.h"
 
 /* pg_procmem.max_backend_memory (MB; 0: none), pg_procmem.backend_check_interval */
 static int	max_backend_memory_mb = 0;

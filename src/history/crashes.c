@@ -33,12 +33,12 @@
 #include "utils/backend_status.h"
 #include "utils/timestamp.h"
 
-#include "server/contexts.h"
 #include "history/crashes.h"
-#include "rules/exit_message.h"
 #include "history/history_ring.h"
-#include "server/shmem.h"
 #include "linux/sysmem.h"
+#include "rules/exit_message.h"
+#include "server/contexts.h"
+#include "server/shmem.h"
 
 /* A crash restart as the postmaster saw it */
 typedef struct pm_crash

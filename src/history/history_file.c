@@ -42,10 +42,11 @@
 #include "storage/pmsignal.h"
 #include "storage/shmem.h"
 
-#include "history/crashes.h"
 #include "guard/guard.h"
+#include "history/crashes.h"
 #include "history/history_file.h"
 #include "history/history_ring.h"
+#include "server/clock.h"
 #include "server/shmem.h"
 
 /* The free space a write leaves: 5% of the filesystem, 256 MB to 1 GB */
@@ -136,15 +137,6 @@ procmem_history_file_init(void)
 							&debug_stop_rewrite_after, 0, 0, INT_MAX,
 							PGC_SIGHUP, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	procmem_shmem_register(&state_part);
-}
-
-static int64
-monotonic_us(void)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	return (int64) INSTR_TIME_GET_MICROSEC(now);
 }
 
 /*
@@ -282,7 +274,7 @@ write_failed(failure what, const char *path)
 	if (full)
 		(void) unlink(HISTORY_FILE);
 	state->appendable = false;
-	state->retry_at = monotonic_us() + RETRY_US;
+	state->retry_at = procmem_monotonic_us() + RETRY_US;
 }
 
 /*
@@ -654,7 +646,7 @@ rewrite(void)
 
 	close_file();
 	state->appendable = false;
-	if (monotonic_us() < state->retry_at)
+	if (procmem_monotonic_us() < state->retry_at)
 		return;
 	if (!name_free(HISTORY_FILE) || !name_free(HISTORY_FILE_TMP))
 		return;

@@ -45,17 +45,18 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-#include "history/connections.h"
-#include "server/contexts.h"
-#include "history/crashes.h"
 #include "guard/guard.h"
+#include "history/connections.h"
+#include "history/crashes.h"
 #include "history/history_file.h"
 #include "history/history_ring.h"
-#include "server/members.h"
-#include "rules/pressure.h"
-#include "rules/reuse.h"
 #include "history/sampler.h"
 #include "linux/sysmem.h"
+#include "rules/pressure.h"
+#include "rules/reuse.h"
+#include "server/clock.h"
+#include "server/contexts.h"
+#include "server/members.h"
 #include "server/walk.h"
 
 PGDLLEXPORT void procmem_sampler_main(Datum arg);
@@ -816,15 +817,6 @@ start_history(void)
 		history_file_rewrite();
 	else
 		history_file_start();
-}
-
-int64
-procmem_monotonic_ms(void)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	return (int64) INSTR_TIME_GET_MILLISEC(now);
 }
 
 /*

@@ -8,7 +8,4 @@
 /* pg_procmem.sample_interval; the worker, when preloaded. From _PG_init. */
 extern void procmem_sampler_init(void);
 
-/* Milliseconds on the monotonic clock (the sampler's and the guard's intervals) */
-extern int64 procmem_monotonic_ms(void);
-
 #endif							/* PROCMEM_SAMPLER_H */

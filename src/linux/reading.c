@@ -2,8 +2,8 @@
  * reading.c
  *		One process's memory figures, read from /proc (no PostgreSQL headers).
  */
-#include "linux/reading.h"
 #include "linux/keys.h"
+#include "linux/reading.h"
 
 #include <string.h>
 

@@ -3,8 +3,8 @@
  *		The machine's memory and the server's memory cgroup (no PostgreSQL
  *		headers).
  */
-#include "linux/sysmem.h"
 #include "linux/keys.h"
+#include "linux/sysmem.h"
 
 #include <dirent.h>
 #include <stdio.h>

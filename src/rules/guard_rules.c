@@ -2,8 +2,8 @@
  * guard_rules.c
  *		The memory guard's decisions (guard_rules.h).
  */
-#include "rules/guard_rules.h"
 #include "linux/procfs.h"
+#include "rules/guard_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>

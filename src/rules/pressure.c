@@ -2,8 +2,8 @@
  * pressure.c
  *		The pressure watch (pressure.h): a few small reads, and what they say.
  */
-#include "rules/pressure.h"
 #include "linux/procfs.h"
+#include "rules/pressure.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  *		When a process's figures from the last sample are still its figures
  *		(reuse.h).
  */
-#include "rules/reuse.h"
 #include "linux/sysmem.h"
+#include "rules/reuse.h"
 
 #include <string.h>
 

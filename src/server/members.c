@@ -9,9 +9,9 @@
 #include "storage/proc.h"
 #include "utils/guc.h"
 
-#include "server/members.h"
 #include "linux/procfs.h"
 #include "linux/reading.h"
+#include "server/members.h"
 
 bool
 procmem_check_proc_visible(int elevel)

@@ -9,8 +9,8 @@
 
 #include "fmgr.h"
 
-#include "server/members.h"
 #include "linux/reading.h"
+#include "server/members.h"
 #include "server/settings.h"
 #include "server/walk.h"
 

@@ -6,8 +6,8 @@
 #ifndef PROCMEM_WALK_H
 #define PROCMEM_WALK_H
 
-#include "server/members.h"
 #include "linux/reading.h"
+#include "server/members.h"
 
 /* Reads one member and keeps what it wants; false: gone, or not kept. */
 typedef bool (*procmem_visit_fn) (void *dest, pid_t pid, procmem_membership kind,

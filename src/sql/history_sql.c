@@ -16,10 +16,10 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "server/contexts.h"
 #include "history/crashes.h"
 #include "history/history_ring.h"
 #include "rules/pressure.h"
+#include "server/contexts.h"
 #include "server/rows.h"
 #include "server/shmem.h"
 

@@ -13,10 +13,10 @@
 #include "storage/proc.h"
 #include "utils/builtins.h"
 
-#include "server/members.h"
-#include "server/rows.h"
 #include "linux/keys.h"
 #include "linux/sysmem.h"
+#include "server/members.h"
+#include "server/rows.h"
 
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rules/guard_rules.h"
 #include "linux/pagemap.h"
-#include "rules/pressure.h"
 #include "linux/procfs.h"
-#include "rules/reuse.h"
 #include "linux/sysmem.h"
+#include "rules/guard_rules.h"
+#include "rules/pressure.h"
+#include "rules/reuse.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux/procfs.h"
 #include "linux/keys.h"
+#include "linux/procfs.h"
 #include "linux/sysmem.h"
 
 static void

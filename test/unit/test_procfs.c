@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/procfs.h"
 #include "linux/keys.h"
+#include "linux/procfs.h"
 #include "linux/reading.h"
 #include "tap.h"
 
