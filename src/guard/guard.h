@@ -1,9 +1,10 @@
 /*
  * guard.h
  *		The memory guard: cancels the statement holding the most memory
- *		before the server reaches its limit (guard.c), and a backend's own
- *		limit (guard_backend.c). docs/guard.md says what it does and what
- *		it cannot do.
+ *		before the server reaches its limit (its worker, guard_worker.c),
+ *		and a backend's own limit (guard_backend.c); the requests and
+ *		actions they share live in guard_store.c. docs/guard.md says what it
+ *		does and what it cannot do.
  */
 #ifndef PROCMEM_GUARD_H
 #define PROCMEM_GUARD_H
@@ -50,6 +51,12 @@ extern int64 guard_record_action(history_guard_action *a);
 
 /* How much an action's process gave back, once measured (pid and at name the action) */
 extern void guard_set_given_back(int32 pid, TimestampTz at, int64 bytes);
+
+/*
+ * The actions kept, oldest first, copied into out (room for
+ * GUARD_ACTIONS_KEPT): how many, or -1 when not preloaded.
+ */
+extern int	guard_copy_actions(history_guard_action *out);
 
 /* --- the history file (history_file.c, the sampler) --- */
 

@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a backend holds, from its statm: the one definition both reads use */
+static int64_t
+held_of(const procfs_statm *m)
+{
+	return m->resident - m->shared;
+}
+
 int64_t
 guard_held_from_statm(const char *buf, size_t len, long page)
 {
@@ -16,7 +23,15 @@ guard_held_from_statm(const char *buf, size_t len, long page)
 
 	if (procfs_parse_statm_pages(buf, len, page, &m) != 0)
 		return -1;
-	return m.resident - m.shared;
+	return held_of(&m);
+}
+
+int64_t
+guard_held_now(pid_t pid)
+{
+	procfs_statm m;
+
+	return procfs_read_statm(pid, &m) == PROCFS_OK ? held_of(&m) : -1;
 }
 
 int

@@ -4,9 +4,9 @@
  *		when the server is over its threshold, whom to act on first, and the
  *		figure a backend holds.
  *
- * The guard (guard.c) cancels the statement of the client backend that
- * holds the most memory, a parallel query counting as one (its leader and
- * its workers), when the memory the kernel cannot reclaim passes
+ * The guard's worker (guard_worker.c) cancels the statement of the client
+ * backend that holds the most memory, a parallel query counting as one (its
+ * leader and its workers), when the memory the kernel cannot reclaim passes
  * pg_procmem.guard_threshold of its limit; the per-backend limit
  * (guard_backend.c) cancels a backend's own statement past
  * pg_procmem.max_backend_memory. Both count what a backend *holds* the
@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rules/pressure.h"
 
@@ -28,6 +29,9 @@
  * statm line. Async-signal-safe: no allocation, no locale, no libc state.
  */
 extern int64_t guard_held_from_statm(const char *buf, size_t len, long page);
+
+/* ... read from /proc/PID/statm now (the guard's worker); -1 when gone or unreadable */
+extern int64_t guard_held_now(pid_t pid);
 
 /*
  * Which source of a pressure reading is over threshold_pct of its limit
@@ -40,12 +44,12 @@ extern int64_t guard_held_from_statm(const char *buf, size_t len, long page);
 extern int	guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 					   int64_t *used, int64_t *limit);
 
-/* A process the guard may act on, as guard.c found it */
+/* A process the guard may act on, as its worker found it (guard_worker.c) */
 typedef struct guard_candidate
 {
 	int32_t		pid;
 	int32_t		leader;			/* a parallel worker's leader; else its own pid */
-	int64_t		held;			/* guard_held_from_statm(); negative: unreadable */
+	int64_t		held;			/* guard_held_now(); negative: unreadable */
 	int			active;			/* running a statement */
 } guard_candidate;
 

@@ -253,7 +253,7 @@ typedef struct history_crash
 	int64_t		cgroup_limit_after; /* its effective limit when the row was made; -1: none */
 } history_crash;
 
-/* What the memory guard did (guard.c), or a backend past its own limit (guard_backend.c) */
+/* What the memory guard did (guard_worker.c), or a backend past its own limit (guard_backend.c) */
 typedef enum history_guard_what
 {
 	GUARD_CANCEL = 1,			/* canceled the statement */

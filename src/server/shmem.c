@@ -13,7 +13,7 @@
 
 #include "server/shmem.h"
 
-/* contexts.c, connections.c, history_ring.c, crashes.c, history_file.c, guard.c */
+/* contexts.c, connections.c, history_ring.c, crashes.c, history_file.c, guard_store.c */
 #define MAX_PARTS 6
 
 static const procmem_shmem_part *parts[MAX_PARTS];

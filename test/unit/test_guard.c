@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rules/guard_rules.h"
 #include "tap.h"
@@ -72,6 +73,10 @@ test_held(void)
 	is_i64(guard_held_from_statm("10 7 29", 5, 4096), -1, "held: only len bytes are read");
 	free(statm);
 	free(status);
+
+	/* the worker's read: the same figure, from the file */
+	ok(guard_held_now(getpid()) > 0, "held now: this process holds memory of its own");
+	is_i64(guard_held_now(INT32_MAX), -1, "held now: a process that is not there is -1");
 }
 
 static void
