@@ -17,6 +17,7 @@
 #include "history/history_ring.h"
 #include "history/sampler.h"
 #include "server/contexts.h"
+#include "server/hooks.h"
 #include "server/settings.h"
 #include "server/shmem.h"
 
@@ -38,8 +39,9 @@ _PG_init(void)
 	/* the memory guard, and each backend's own limit */
 	procmem_guard_init();
 	procmem_guard_backend_init();
-	/* the shared memory the files above registered, when preloaded */
+	/* the shared memory and the hooks the files above registered, when preloaded */
 	procmem_shmem_install();
+	procmem_hooks_install();
 	/* the history's query_id, on a server left at compute_query_id = auto */
 	if (process_shared_preload_libraries_in_progress)
 		EnableQueryId();

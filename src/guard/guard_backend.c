@@ -15,13 +15,14 @@
  *
  * The error: PostgreSQL has no hook in its interrupt handling, so the
  * cancel arrives as any other, "canceling statement due to user request"
- * (57014). The emit_log_hook here turns it into the guard's own error,
- * SQLSTATE 53200 (out_of_memory) with the figures, in the server log and
- * for the client alike, when this backend was asked (the guard's request
- * in shared memory, or the limit's flag here) after its statement began.
- * The hook runs only for messages that reach the server log: docs/guard.md
- * says what the client sees when it does not (log_min_messages above
- * ERROR, an error caught in PL/pgSQL, a user's cancel that lands first).
+ * (57014). A callback in emit_log_hook (hooks.c) turns it into the
+ * guard's own error, SQLSTATE 53200 (out_of_memory) with the figures, in
+ * the server log and for the client alike, when this backend was asked
+ * (the guard's request in shared memory, or the limit's flag here) after
+ * its statement began. The hook runs only for messages that reach the
+ * server log: docs/guard.md says what the client sees when it does not
+ * (log_min_messages above ERROR, an error caught in PL/pgSQL, a user's
+ * cancel that lands first).
  *
  * After such a cancel the backend gives its freed heap back to the kernel
  * (malloc_trim()), once the statement's memory is released: at the reset of
@@ -35,9 +36,7 @@
 #include <unistd.h>
 
 #include "access/xact.h"
-#include "executor/executor.h"
 #include "tcop/tcopprot.h"
-#include "tcop/utility.h"
 #include "utils/backend_status.h"
 #include "utils/memutils.h"
 #include "storage/fd.h"
@@ -47,14 +46,11 @@
 #include "guard/guard.h"
 #include "rules/guard_rules.h"
 #include "server/contexts.h"
+#include "server/hooks.h"
 
 /* pg_procmem.max_backend_memory (MB; 0: none), pg_procmem.backend_check_interval */
 static int	max_backend_memory_mb = 0;
 static int	backend_check_interval_ms = 50;
-
-static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-static emit_log_hook_type prev_emit_log_hook = NULL;
 
 static TimeoutId check_timeout = MAX_TIMEOUTS;
 static int	statm_fd = -1;
@@ -176,30 +172,6 @@ static void
 assign_max_backend_memory(int newval, void *extra)
 {
 	limit_bytes = (int64) newval * 1024 * 1024;
-}
-
-static void
-guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
-{
-	arm();
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-}
-
-static void
-guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					 ProcessUtilityContext context, ParamListInfo params,
-					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	arm();
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-							queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-								queryEnv, dest, qc);
 }
 
 /*
@@ -345,9 +317,16 @@ guard_emit_log(ErrorData *edata)
 	else if (edata->elevel == FATAL && edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN &&
 			 guard_take_request(MyProcPid, GUARD_TERMINATE, MyStartTimestamp, &r))
 		report_guard(edata, &r);
-	if (prev_emit_log_hook)
-		prev_emit_log_hook(edata);
 }
+
+/*
+ * The error is rewritten before the log hooks installed before pg_procmem's
+ * run (hooks.c): they see the guard's error, as the server log does.
+ */
+static const procmem_hooks_part guard_hooks = {
+	.statement_start = arm,
+	.log_before = guard_emit_log
+};
 
 void
 procmem_guard_backend_init(void)
@@ -364,11 +343,6 @@ procmem_guard_backend_init(void)
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = guard_ExecutorStart;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = guard_ProcessUtility;
-	prev_emit_log_hook = emit_log_hook;
-	emit_log_hook = guard_emit_log;
+	procmem_hooks_register(&guard_hooks);
 	RegisterXactCallback(guard_xact_callback, NULL);
 }

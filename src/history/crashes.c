@@ -7,14 +7,15 @@
  * When a child of the postmaster crashes, the postmaster logs its exit
  * ("server process (PID n) was terminated by signal 9"), then "terminating
  * any other active server processes", kills every other child and builds new
- * shared memory. An emit_log_hook keeps the exit message that came just
- * before that line in postmaster-local statics, with what the dead child
- * said of itself in its slot (contexts.c: user, database, application,
- * memory settings) and its statement as the postmaster reads it for its own
- * message (pgstat_get_crashed_backend_activity()): one bounded read of
- * each, before shared memory is initialized again. On 14 and 15 the
- * postmaster logs from its SIGCHLD handler, so the hook only compares and
- * copies: no allocation, no I/O, no ereport. When shared memory is initialized
+ * shared memory. A callback in emit_log_hook (hooks.c) keeps the exit
+ * message that came just before that line in postmaster-local statics,
+ * with what the dead child said of itself in its slot (contexts.c: user,
+ * database, application, memory settings) and its statement as the
+ * postmaster reads it for its own message
+ * (pgstat_get_crashed_backend_activity()): one bounded read of each,
+ * before shared memory is initialized again. On 14 and 15 the postmaster
+ * logs from its SIGCHLD handler, so the callback only compares and copies:
+ * no allocation, no I/O, no ereport. When shared memory is initialized
  * again, the postmaster hands what it kept of its last crashes to it, a few
  * kB: it reads no file and builds no row, so a crash restart takes the same
  * time whatever the history holds.
@@ -38,6 +39,7 @@
 #include "linux/sysmem.h"
 #include "rules/exit_message.h"
 #include "server/contexts.h"
+#include "server/hooks.h"
 #include "server/shmem.h"
 
 /* A crash restart as the postmaster saw it */
@@ -74,8 +76,6 @@ static crashes_shared *crashes = NULL;
 
 /* The most a crash row's number may pass the one before it in a file */
 #define MAX_CRASH_NUMBER_STEP (1 << 20)
-
-static emit_log_hook_type prev_emit_log_hook = NULL;
 
 /*
  * Postmaster-local, surviving every re-initialization of shared memory:
@@ -200,7 +200,8 @@ read_query(pm_crash *c, procmem_slot_found found)
 /*
  * The postmaster's messages: a child's exit (kept), and the line that says
  * a crash restart begins, which makes the exit logged just before it the
- * culprit. Matched on the untranslated message, parsed for the numbers.
+ * culprit. Matched on the untranslated message, parsed for the numbers;
+ * after the log hooks installed before pg_procmem's (hooks.c).
  */
 static void
 crashes_emit_log(ErrorData *edata)
@@ -209,8 +210,6 @@ crashes_emit_log(ErrorData *edata)
 	bool		by_signal;
 	procmem_slot_found found;
 
-	if (prev_emit_log_hook)
-		prev_emit_log_hook(edata);
 	if (IsUnderPostmaster || !IsPostmasterEnvironment || id == NULL || edata->message == NULL)
 		return;
 	if ((by_signal = strcmp(id, "%s (PID %d) was terminated by signal %d: %s") == 0) ||
@@ -239,14 +238,17 @@ crashes_emit_log(ErrorData *edata)
 	exit_was_last = 0;
 }
 
+static const procmem_hooks_part crashes_hooks = {
+	.log_after = crashes_emit_log
+};
+
 void
 procmem_crashes_init(void)
 {
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	procmem_shmem_register(&crashes_part);
-	prev_emit_log_hook = emit_log_hook;
-	emit_log_hook = crashes_emit_log;
+	procmem_hooks_register(&crashes_hooks);
 }
 
 /* --- the sampler ---------------------------------------------------------- */

@@ -48,48 +48,17 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
-#include "tcop/utility.h"
-#include "utils/array.h"
+#include "tcop/tcopprot.h"
 #include "utils/backend_status.h"
-#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
-#include "catalog/pg_type.h"
 
 #include "server/contexts.h"
+#include "server/hooks.h"
 #include "server/members.h"
 #include "server/memory_settings.h"
-#include "server/rows.h"
 #include "server/shmem.h"
-
-#define TOP_CONTEXTS 3
-#define IDENT_LEN 64
-
-typedef struct context_entry
-{
-	char		name[NAMEDATALEN];
-	char		ident[IDENT_LEN];
-	int64		bytes;
-} context_entry;
-
-typedef struct context_slot
-{
-	pg_atomic_uint32 changecount;	/* odd while being written */
-	int32		pid;			/* 0: nothing published */
-	TimestampTz backend_start;
-	TimestampTz published_at;
-	int64		total_bytes;
-	int64		free_bytes;
-	int64		peak_bytes;
-	int32		contexts;
-	int32		publications;	/* 0: no totals yet */
-	int32		keep_text;		/* its pg_procmem.keep_statement_text; -1: not said */
-	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
-	TimestampTz peak_at;
-	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
-	procmem_slot_who who;		/* said by say_who() */
-} context_slot;
 
 typedef struct contexts_shared
 {
@@ -114,13 +83,6 @@ static bool names_known = false;
 static TimestampTz said_start = 0;
 static history_settings said_settings;
 static char said_appname[NAMEDATALEN];
-
-static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-
-PG_FUNCTION_INFO_V1(pg_procmem_backend_contexts);
-PG_FUNCTION_INFO_V1(pg_procmem_own_contexts);
 
 static int
 slot_count(void)
@@ -370,7 +332,7 @@ consider_top(context_entry *top, MemoryContext c, int64 bytes)
 	{
 		int			slen = strlen(c->ident);
 		/* clipped at a character boundary; never past the string */
-		int			len = Min(pg_mbcliplen(c->ident, slen, IDENT_LEN - 1), Min(slen, IDENT_LEN - 1));
+		int			len = Min(pg_mbcliplen(c->ident, slen, CONTEXT_IDENT_LEN - 1), Min(slen, CONTEXT_IDENT_LEN - 1));
 
 		memcpy(top[i].ident, c->ident, len);
 		top[i].ident[len] = '\0';
@@ -382,8 +344,8 @@ consider_top(context_entry *top, MemoryContext c, int64 bytes)
  * Walks every memory context of this process without allocating (it runs
  * in transaction abort too, possibly after running out of memory).
  */
-static void
-measure(int64 *total, int64 *freebytes, int32 *count, context_entry *top)
+void
+procmem_contexts_measure(int64 *total, int64 *freebytes, int32 *count, context_entry *top)
 {
 	MemoryContext c = TopMemoryContext;
 
@@ -412,8 +374,8 @@ measure(int64 *total, int64 *freebytes, int32 *count, context_entry *top)
 	}
 }
 
-static void
-publish(void)
+void
+procmem_contexts_publish(void)
 {
 	context_slot *slot = my_slot();
 	int64		total, freebytes;
@@ -422,7 +384,7 @@ publish(void)
 
 	if (slot == NULL)
 		return;
-	measure(&total, &freebytes, &count, top);
+	procmem_contexts_measure(&total, &freebytes, &count, top);
 	last_publish = GetCurrentTimestamp();
 
 	write_begin(slot);
@@ -456,50 +418,40 @@ maybe_publish(bool big)
 	if (big || last_was_big || last_publish == 0 ||
 		TimestampDifferenceExceeds(last_publish, GetCurrentTimestamp(), publish_interval_ms))
 	{
-		publish();
+		procmem_contexts_publish();
 		last_was_big = big;
 	}
 }
 
+/* Before each executor start and utility command (hooks.c) */
 static void
-contexts_ExecutorStart(QueryDesc *queryDesc, int eflags)
+statement_start(void)
 {
 	say_who(NULL);
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
 }
 
 static void
-contexts_ExecutorEnd(QueryDesc *queryDesc)
+executor_end(QueryDesc *queryDesc)
 {
 	/* before the executor frees it: this query's memory is still there */
 	if (shared != NULL && queryDesc->estate != NULL)
 		maybe_publish(MemoryContextMemAllocated(queryDesc->estate->es_query_cxt, true) >=
 					  (Size) publish_threshold_kb * 1024);
-	if (prev_ExecutorEnd)
-		prev_ExecutorEnd(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
 }
 
 static void
-contexts_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-						ProcessUtilityContext context, ParamListInfo params,
-						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+utility_done(void)
 {
-	say_who(NULL);
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-							queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-								queryEnv, dest, qc);
 	/* a SET: said before the next statement runs */
 	say_who(NULL);
 	maybe_publish(false);
 }
+
+static const procmem_hooks_part contexts_hooks = {
+	.statement_start = statement_start,
+	.executor_end = executor_end,
+	.utility_done = utility_done
+};
 
 static void
 contexts_xact_callback(XactEvent event, void *arg)
@@ -552,40 +504,8 @@ procmem_contexts_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	procmem_shmem_register(&contexts_part);
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = contexts_ExecutorStart;
-	prev_ExecutorEnd = ExecutorEnd_hook;
-	ExecutorEnd_hook = contexts_ExecutorEnd;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = contexts_ProcessUtility;
+	procmem_hooks_register(&contexts_hooks);
 	RegisterXactCallback(contexts_xact_callback, NULL);
-}
-
-/* Result columns, in every released shape (see rows.h) */
-#define OWN_CONTEXTS_NCOLS_V1_0 3	/* 1.0.0 to 1.2.0 */
-static const int own_contexts_shapes[] = {OWN_CONTEXTS_NCOLS_V1_0};
-#define BACKEND_CONTEXTS_NCOLS_V1_0 15	/* 1.0.0 to 1.2.0 */
-static const int backend_contexts_shapes[] = {BACKEND_CONTEXTS_NCOLS_V1_0};
-
-/*
- * pg_procmem_own_contexts() - the caller's own totals, live, preloaded or
- * not: what pg_backend_memory_contexts sums to, without needing it (it is
- * superuser-only before PostgreSQL 15).
- */
-Datum
-pg_procmem_own_contexts(PG_FUNCTION_ARGS)
-{
-	Datum		values[OWN_CONTEXTS_NCOLS_V1_0];
-	bool		nulls[OWN_CONTEXTS_NCOLS_V1_0] = {false, false, false};
-	int64		total, freebytes;
-	int32		count;
-	context_entry top[TOP_CONTEXTS];
-
-	measure(&total, &freebytes, &count, top);
-	values[0] = Int64GetDatum(total);
-	values[1] = Int64GetDatum(freebytes);
-	values[2] = Int32GetDatum(count);
-	PG_RETURN_DATUM(one_row(fcinfo, own_contexts_shapes, lengthof(own_contexts_shapes), values, nulls));
 }
 
 /* Copies a slot consistently (see the header comment). */
@@ -608,79 +528,21 @@ read_slot(context_slot *slot, context_slot *copy)
 	}
 }
 
-/* One of the arrays of the largest contexts: names (0), idents (1) or bytes (2). */
-static Datum
-top_array(const context_entry *top, int what)
+int
+procmem_contexts_slots(void)
 {
-	Datum		d[TOP_CONTEXTS];
-	int			n = 0;
-
-	for (int i = 0; i < TOP_CONTEXTS && top[i].bytes > 0; i++)
-		d[n++] = what == 0 ? CStringGetTextDatum(top[i].name) :
-			what == 1 ? CStringGetTextDatum(top[i].ident) : Int64GetDatum(top[i].bytes);
-	return build_array(d, n, what == 2 ? INT8OID : TEXTOID);
+	return shared ? shared->nslots : -1;
 }
 
 /*
- * pg_procmem_backend_contexts(missing_ok) - the published totals of every
- * live process that has published. The caller publishes first, so its own
- * row is current. Without the shared memory: no rows if missing_ok, else
- * an ERROR saying how to get it.
+ * Slot i, copied consistently: false when it is empty, or its pid is not
+ * the live process at the slot's PGPROC (nobody else's figures).
  */
-Datum
-pg_procmem_backend_contexts(PG_FUNCTION_ARGS)
+bool
+procmem_contexts_read(int i, context_slot *copy)
 {
-	bool		missing_ok = PG_GETARG_BOOL(0);
-	ReturnSetInfo *rsinfo;
-
-	rsinfo = start_result_set(fcinfo, backend_contexts_shapes, lengthof(backend_contexts_shapes));
-	if (shared == NULL)
-	{
-		if (!missing_ok)
-			procmem_shmem_missing();
-		return (Datum) 0;
-	}
-	publish();
-
-	for (int i = 0; i < shared->nslots; i++)
-	{
-		context_slot s;
-		Datum		values[BACKEND_CONTEXTS_NCOLS_V1_0];
-		bool		nulls[BACKEND_CONTEXTS_NCOLS_V1_0];
-		int			c = 0;
-
-		CHECK_FOR_INTERRUPTS();
-		read_slot(&shared->slots[i], &s);
-		if (s.pid == 0 || s.publications == 0)
-			continue;
-		/* the live process at this slot's PGPROC, with this pid: nobody else's */
-		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
-			continue;
-
-		memset(nulls, 0, sizeof(nulls));
-		values[c++] = Int32GetDatum(s.pid);
-		values[c++] = TimestampTzGetDatum(s.backend_start);
-		values[c++] = TimestampTzGetDatum(s.published_at);
-		values[c++] = Int32GetDatum(s.publications);
-		values[c++] = Int64GetDatum(s.total_bytes);
-		values[c++] = Int64GetDatum(s.free_bytes);
-		values[c++] = Int64GetDatum(s.total_bytes - s.free_bytes);
-		values[c++] = Int32GetDatum(s.contexts);
-		values[c++] = Int64GetDatum(s.peak_bytes);
-		values[c++] = TimestampTzGetDatum(s.peak_at);
-		values[c++] = top_array(s.top, 0);
-		/* statement text kept back: unknown, not empty */
-		if (procmem_keep_statement_text)
-			values[c++] = top_array(s.top, 1);
-		else
-			nulls[c++] = true;
-		values[c++] = top_array(s.top, 2);
-		values[c++] = top_array(s.peak_top, 0);
-		values[c++] = top_array(s.peak_top, 2);
-		Assert(c == BACKEND_CONTEXTS_NCOLS_V1_0);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	read_slot(&shared->slots[i], copy);
+	return copy->pid != 0 && procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) == copy->pid;
 }
 
 /*
@@ -701,8 +563,7 @@ procmem_contexts_totals(int *n)
 	{
 		context_slot s;
 
-		read_slot(&shared->slots[i], &s);
-		if (s.pid == 0 || procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != s.pid)
+		if (!procmem_contexts_read(i, &s))
 			continue;
 		t[*n].pid = s.pid;
 		t[*n].keep_text = s.keep_text;

@@ -1,12 +1,13 @@
 /*
  * contexts.h
  *		Every backend's memory-context totals in shared memory
- *		(shared_preload_libraries mode).
+ *		(shared_preload_libraries mode), and the walk that makes them.
  */
 #ifndef PROCMEM_CONTEXTS_H
 #define PROCMEM_CONTEXTS_H
 
 #include "datatype/timestamp.h"
+#include "port/atomics.h"
 
 #include "rules/history_format.h"
 
@@ -20,6 +21,27 @@ extern bool procmem_keep_statement_text;
 
 /* GUCs always; hooks and shared memory when preloaded. From _PG_init. */
 extern void procmem_contexts_init(void);
+
+/* One of the largest memory contexts, by the bytes it holds */
+#define TOP_CONTEXTS 3
+#define CONTEXT_IDENT_LEN 64
+
+typedef struct context_entry
+{
+	char		name[NAMEDATALEN];
+	char		ident[CONTEXT_IDENT_LEN];
+	int64		bytes;
+} context_entry;
+
+/*
+ * This process's totals, walked now, and the TOP_CONTEXTS largest, largest
+ * first: what pg_procmem_own_contexts() shows (preloaded or not).
+ */
+extern void procmem_contexts_measure(int64 *total, int64 *freebytes, int32 *count,
+									 context_entry *top);
+
+/* Publishes this process's totals now (its own row is then current). */
+extern void procmem_contexts_publish(void);
 
 /* What a live process published, for the sampler (pid first: procmem_pid_cmp) */
 typedef struct procmem_context_total
@@ -50,6 +72,32 @@ typedef struct procmem_slot_who
 	char		appname[NAMEDATALEN];
 	history_settings settings;
 } procmem_slot_who;
+
+/* A process's slot, by its PGPROC's number: contexts.c writes it, others read copies */
+typedef struct context_slot
+{
+	pg_atomic_uint32 changecount;	/* odd while being written */
+	int32		pid;			/* 0: nothing published */
+	TimestampTz backend_start;
+	TimestampTz published_at;
+	int64		total_bytes;
+	int64		free_bytes;
+	int64		peak_bytes;
+	int32		contexts;
+	int32		publications;	/* 0: no totals yet */
+	int32		keep_text;		/* its pg_procmem.keep_statement_text; -1: not said */
+	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
+	TimestampTz peak_at;
+	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
+	procmem_slot_who who;		/* said by say_who() */
+} context_slot;
+
+/*
+ * The slots (-1 without the shared memory), and a copy of slot i: false
+ * when no live process owns it (pg_procmem_backend_contexts()).
+ */
+extern int	procmem_contexts_slots(void);
+extern bool procmem_contexts_read(int i, context_slot *copy);
 
 /* What procmem_contexts_dead() found */
 typedef enum procmem_slot_found
