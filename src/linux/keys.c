@@ -7,7 +7,7 @@
  *		headers.
  */
 #include "linux/keys.h"
-#include "linux/sysmem.h"
+#include "linux/sysmem_figures.h"
 
 #define KEYS(name, table, sep, sum) \
 	const procfs_keys name = {table, PROCFS_NFIELDS(table), sep, sum}
