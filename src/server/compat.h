@@ -110,7 +110,7 @@ extern size_t strlcpy(char *dst, const char *src, size_t siz);
  * from its title is named as pg_stat_activity names it.
  */
 #if PG_VERSION_NUM < 170000
-#define PROCMEM_TITLE_FLAGS PROCFS_TITLE_ONE_LR_WORKER
+#define PROCMEM_TITLE_FLAGS TITLES_ONE_LR_WORKER
 #else
 #define PROCMEM_TITLE_FLAGS 0
 #endif
