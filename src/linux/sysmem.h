@@ -34,6 +34,16 @@ extern int	sysmem_parse_cgroup(const char *cgroup, size_t clen,
 								sysmem_cgroup *cg);
 extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
 
+/*
+ * One step of a climb from the cgroup (dir starts as a copy of cg->dir) up
+ * to its hierarchy's mount, the mount included (a container's own cgroup
+ * namespace shows its cgroup, and its limit, there): dir becomes its
+ * parent's directory. 0 when dir was the mount already, the top: then dir
+ * is left as it was. The one climb of sysmem_read_cgmem() and the pressure
+ * watch.
+ */
+extern int	sysmem_cgroup_parent(const sysmem_cgroup *cg, char *dir);
+
 /* Every figure PROCFS_MISSING. */
 extern void sysmem_cgmem_init(sysmem_cgmem *m);
 
