@@ -579,48 +579,51 @@ procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len
 	return read_whole(path, buf, cap, len, single_record(name));
 }
 
-procfs_result
-procfs_read_stat(pid_t pid, procfs_stat *st)
-{
-	char		buf[1024];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
+/*
+ * The readers of the one-record files a parser turns into a struct (stat,
+ * schedstat, statm): the file whole into a buffer of cap bytes, then
+ * PROCFS_UNREADABLE when it does not parse. One body for the three.
+ */
+#define PARSED_READER(reader, name, cap, parser, type) \
+procfs_result \
+reader(pid_t pid, type *out) \
+{ \
+	char		buf[cap]; \
+	size_t		len; \
+	procfs_result res = procfs_read_file(pid, name, buf, sizeof(buf), &len); \
+\
+	if (res == PROCFS_OK && parser(buf, len, out) != 0) \
+		res = PROCFS_UNREADABLE; \
+	return res; \
+}
 
-	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
+PARSED_READER(procfs_read_stat, "stat", 1024, procfs_parse_stat, procfs_stat)
+
+/* The first n numbers of a line of blank-separated ones: 0 when all are there */
+static int
+parse_numbers(const char *buf, size_t len, int64_t *v, int n)
+{
+	const char *p = buf;
+
+	for (int i = 0; i < n; i++)
+		if (parse_u63(&p, buf + len, &v[i]) != 0)
+			return -1;
+	return 0;
 }
 
 int
 procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out)
 {
-	const char *p = buf;
-	const char *end = buf + len;
 	int64_t		v[3];
 
-	for (int i = 0; i < 3; i++)
-	{
-		while (p < end && *p == ' ')
-			p++;
-		if (parse_u63(&p, end, &v[i]) != 0)
-			return -1;
-	}
+	if (parse_numbers(buf, len, v, 3) != 0)
+		return -1;
 	out->runtime_ns = (uint64_t) v[0];
 	out->timeslices = (uint64_t) v[2];
 	return 0;
 }
 
-procfs_result
-procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
-{
-	char		buf[128];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "schedstat", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_schedstat(buf, len, out) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
-}
+PARSED_READER(procfs_read_schedstat, "schedstat", 128, procfs_parse_schedstat, procfs_schedstat)
 
 int
 procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
@@ -628,33 +631,21 @@ procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
 	return procfs_parse_statm_pages(buf, len, sysconf(_SC_PAGESIZE), out);
 }
 
+/* "size resident shared ...", in pages */
 int
 procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *out)
 {
-	const char *p = buf;
-	const char *end = buf + len;
-	int64_t		size, resident, shared;
+	int64_t		v[3];
 
-	if (parse_u63(&p, end, &size) != 0 || parse_u63(&p, end, &resident) != 0 ||
-		parse_u63(&p, end, &shared) != 0 || page <= 0 ||
-		resident > INT64_MAX / page || shared > resident)
+	if (parse_numbers(buf, len, v, 3) != 0 || page <= 0 ||
+		v[1] > INT64_MAX / page || v[2] > v[1])
 		return -1;
-	out->resident = resident * page;
-	out->shared = shared * page;
+	out->resident = v[1] * page;
+	out->shared = v[2] * page;
 	return 0;
 }
 
-procfs_result
-procfs_read_statm(pid_t pid, procfs_statm *out)
-{
-	char		buf[128];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "statm", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_statm(buf, len, out) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
-}
+PARSED_READER(procfs_read_statm, "statm", 128, procfs_parse_statm, procfs_statm)
 
 procfs_result
 procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)
