@@ -52,6 +52,12 @@ assemble = sed 's/@VERSION@/$(EXTVERSION)/g' $(1) $(if $(strip $(2)),&& sed -s '
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+# Only PostgreSQL's entry points leave the library (PGDLLEXPORT, compat.h):
+# PGXS hides every other symbol from 16 on (CFLAGS_SL_MODULE); before, this
+# does, lest a server process that loads other libraries sees ours.
+ifeq ($(CFLAGS_SL_MODULE),)
+override CFLAGS += -fvisibility=hidden
+endif
 include src/compiler.mk
 
 # after PGXS, whose "all" stays the default goal

@@ -7,8 +7,12 @@
  *		headers.
  */
 #include "linux/keys.h"
-#include "linux/sysmem.h"
+#include "linux/sysmem_figures.h"
 
+/*
+ * The tables below repeat one shape by nature, a row a key the kernel
+ * writes: the kernel's name and the member are what differs.
+ */
 #define KEYS(name, table, sep, sum) \
 	const procfs_keys name = {table, PROCFS_NFIELDS(table), sep, sum}
 

@@ -455,171 +455,6 @@ procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg)
 		procfs_read_lines(pid, "maps", maps_line, &r);
 }
 
-/* Process titles */
-
-/*
- * Backend types whose title starts with their name (PostgreSQL 14-19): the
- * auxiliary processes, and the built-in background workers' bgw_name ("parallel
- * worker for PID 123") and pg_procmem's own. Activity may follow ("startup
- * recovering ...").
- */
-static const char *const title_types[] = {
-	"archiver", "autovacuum launcher", "autovacuum worker", "background writer",
-	"checkpointer", "io worker", "logger", "logical replication apply worker",
-	"logical replication launcher", "logical replication parallel worker",
-	"logical replication sequencesync worker", "logical replication tablesync worker",
-	"logical replication worker", "parallel worker", "pg_procmem guard",
-	"pg_procmem sampler", "REPACK decoding worker", "slotsync worker", "startup",
-	"stats collector", "walreceiver", "walsender", "walsummarizer", "walwriter",
-};
-
-/*
- * Titles that name a type otherwise. 19 titles the logger "syslogger" (its
- * process type's name): it stays "logger", as on 14-18 and in the history.
- * A parallel apply worker's bgw_name says "apply", its bgw_type (what
- * pg_stat_activity shows) does not.
- */
-static const char *const title_aliases[][2] = {
-	{"syslogger", "logger"},
-	{"logical replication parallel apply worker", "logical replication parallel worker"},
-};
-
-/*
- * Titles whose fixed words are followed by text a user chose: a
- * walsender's, a connection's words; a REPACK worker's, its table's name.
- * Either may look like a client's address, so these come first.
- */
-static const char *const user_text_titles[][2] = {
-	{"walsender ", "walsender"},
-	{"REPACK decoding worker for relation \"", "REPACK decoding worker"},
-};
-
-/* Does title t start with the word(s) name? */
-static int
-title_starts(const char *t, const char *name)
-{
-	size_t		n = strlen(name);
-
-	return strncmp(t, name, n) == 0 && (t[n] == '\0' || t[n] == ' ');
-}
-
-/* "[local]" or "host(port)": the client's address in a connection's title */
-static int
-is_client_address(const char *tok, size_t len)
-{
-	const char *open;
-	size_t		digits = 0;
-
-	if (len == 7 && memcmp(tok, "[local]", 7) == 0)
-		return 1;
-	if (len < 4 || tok[len - 1] != ')')
-		return 0;
-	open = memchr(tok, '(', len);
-	if (open == NULL || open == tok)
-		return 0;
-	for (const char *c = open + 1; c < tok + len - 1; c++, digits++)
-		if (*c < '0' || *c > '9')
-			return 0;
-	return digits > 0;
-}
-
-/*
- * A connection's title is "user database address activity"; a child that
- * has left its PGPROC while exiting still shows it, and user and database
- * names don't belong in a backend type. Names may hold spaces, so the
- * address is looked for from the third word on.
- */
-static int
-is_connection_title(const char *t)
-{
-	int			word = 0;
-
-	while (*t)
-	{
-		size_t		len = strcspn(t, " ");
-
-		if (len > 0 && word++ >= 2 && is_client_address(t, len))
-			return 1;
-		t += len;
-		t += strspn(t, " ");
-	}
-	return 0;
-}
-
-/*
- * Only ever a fixed string: a known type's name, "client backend", or
- * PROCFS_UNKNOWN_CHILD. Never the title's own text: a title cut short (a
- * postmaster started with a short command line and no environment, a long
- * cluster_name) loses its address word, and what is left is a user's and a
- * database's name.
- */
-static const char *
-title_backend_type(const char *t, int cut)
-{
-	for (size_t i = 0; i < sizeof(user_text_titles) / sizeof(user_text_titles[0]); i++)
-		if (strncmp(t, user_text_titles[i][0], strlen(user_text_titles[i][0])) == 0)
-			return user_text_titles[i][1];
-	if (is_connection_title(t))
-		return "client backend";
-	/*
-	 * Past the bytes read, a connection's address may be lost (a client's
-	 * long host name, with log_hostname): its first word, the user's name,
-	 * is no type's. Every other title is short.
-	 */
-	if (cut)
-		return PROCFS_UNKNOWN_CHILD;
-	for (size_t i = 0; i < sizeof(title_types) / sizeof(title_types[0]); i++)
-		if (title_starts(t, title_types[i]))
-			return title_types[i];
-	for (size_t i = 0; i < sizeof(title_aliases) / sizeof(title_aliases[0]); i++)
-		if (title_starts(t, title_aliases[i][0]))
-			return title_aliases[i][1];
-	return PROCFS_UNKNOWN_CHILD;
-}
-
-/* The workers one name covers before 17 (PROCFS_TITLE_ONE_LR_WORKER) */
-static const char *const lr_workers[] = {
-	"logical replication apply worker", "logical replication tablesync worker",
-};
-
-void
-procfs_title_to_type(const char *cmdline, size_t len, const char *cluster_name,
-					 unsigned flags, char *out, size_t outsz)
-{
-	const char *type;
-	int			cut = 0;
-	static const char prefix[] = "postgres: ";
-	char		title[256];
-	size_t		n = len < sizeof(title) - 1 ? len : sizeof(title) - 1;
-	const char *t = title;
-	size_t		cl = cluster_name ? strlen(cluster_name) : 0;
-
-	if (outsz == 0)
-		return;
-	snprintf(out, outsz, "%s", PROCFS_UNKNOWN_CHILD);
-	/* argv strings are NUL-separated; the ps display pads with NULs */
-	for (size_t i = 0; i < n; i++)
-		title[i] = (cmdline[i] == '\0' || cmdline[i] == '\n') ? ' ' : cmdline[i];
-	/* the title reaches the last byte kept (callers read 255 or more): cut */
-	for (size_t i = sizeof(title) - 2; i < len && !cut; i++)
-		cut = cmdline[i] != '\0' && cmdline[i] != ' ';
-	while (n > 0 && title[n - 1] == ' ')
-		n--;
-	title[n] = '\0';
-
-	if (strncmp(t, prefix, sizeof(prefix) - 1) != 0)
-		return;					/* forked, no PostgreSQL title yet */
-	t += sizeof(prefix) - 1;
-	if (cl > 0 && strncmp(t, cluster_name, cl) == 0 && t[cl] == ':' && t[cl + 1] == ' ')
-		t += cl + 2;
-	type = title_backend_type(t, cut);
-	if (flags & PROCFS_TITLE_ONE_LR_WORKER)
-		for (size_t i = 0; i < sizeof(lr_workers) / sizeof(lr_workers[0]); i++)
-			if (strcmp(type, lr_workers[i]) == 0)
-				type = "logical replication worker";
-	snprintf(out, outsz, "%s", type);
-}
-
 /* Readers */
 
 void
@@ -744,48 +579,51 @@ procfs_read_file(pid_t pid, const char *name, char *buf, size_t cap, size_t *len
 	return read_whole(path, buf, cap, len, single_record(name));
 }
 
-procfs_result
-procfs_read_stat(pid_t pid, procfs_stat *st)
-{
-	char		buf[1024];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "stat", buf, sizeof(buf), &len);
+/*
+ * The readers of the one-record files a parser turns into a struct (stat,
+ * schedstat, statm): the file whole into a buffer of cap bytes, then
+ * PROCFS_UNREADABLE when it does not parse. One body for the three.
+ */
+#define PARSED_READER(reader, name, cap, parser, type) \
+procfs_result \
+reader(pid_t pid, type *out) \
+{ \
+	char		buf[cap]; \
+	size_t		len; \
+	procfs_result res = procfs_read_file(pid, name, buf, sizeof(buf), &len); \
+\
+	if (res == PROCFS_OK && parser(buf, len, out) != 0) \
+		res = PROCFS_UNREADABLE; \
+	return res; \
+}
 
-	if (res == PROCFS_OK && procfs_parse_stat(buf, len, st) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
+PARSED_READER(procfs_read_stat, "stat", 1024, procfs_parse_stat, procfs_stat)
+
+/* The first n numbers of a line of blank-separated ones: 0 when all are there */
+static int
+parse_numbers(const char *buf, size_t len, int64_t *v, int n)
+{
+	const char *p = buf;
+
+	for (int i = 0; i < n; i++)
+		if (parse_u63(&p, buf + len, &v[i]) != 0)
+			return -1;
+	return 0;
 }
 
 int
 procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out)
 {
-	const char *p = buf;
-	const char *end = buf + len;
 	int64_t		v[3];
 
-	for (int i = 0; i < 3; i++)
-	{
-		while (p < end && *p == ' ')
-			p++;
-		if (parse_u63(&p, end, &v[i]) != 0)
-			return -1;
-	}
+	if (parse_numbers(buf, len, v, 3) != 0)
+		return -1;
 	out->runtime_ns = (uint64_t) v[0];
 	out->timeslices = (uint64_t) v[2];
 	return 0;
 }
 
-procfs_result
-procfs_read_schedstat(pid_t pid, procfs_schedstat *out)
-{
-	char		buf[128];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "schedstat", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_schedstat(buf, len, out) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
-}
+PARSED_READER(procfs_read_schedstat, "schedstat", 128, procfs_parse_schedstat, procfs_schedstat)
 
 int
 procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
@@ -793,33 +631,21 @@ procfs_parse_statm(const char *buf, size_t len, procfs_statm *out)
 	return procfs_parse_statm_pages(buf, len, sysconf(_SC_PAGESIZE), out);
 }
 
+/* "size resident shared ...", in pages */
 int
 procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *out)
 {
-	const char *p = buf;
-	const char *end = buf + len;
-	int64_t		size, resident, shared;
+	int64_t		v[3];
 
-	if (parse_u63(&p, end, &size) != 0 || parse_u63(&p, end, &resident) != 0 ||
-		parse_u63(&p, end, &shared) != 0 || page <= 0 ||
-		resident > INT64_MAX / page || shared > resident)
+	if (parse_numbers(buf, len, v, 3) != 0 || page <= 0 ||
+		v[1] > INT64_MAX / page || v[2] > v[1])
 		return -1;
-	out->resident = resident * page;
-	out->shared = shared * page;
+	out->resident = v[1] * page;
+	out->shared = v[2] * page;
 	return 0;
 }
 
-procfs_result
-procfs_read_statm(pid_t pid, procfs_statm *out)
-{
-	char		buf[128];
-	size_t		len;
-	procfs_result res = procfs_read_file(pid, "statm", buf, sizeof(buf), &len);
-
-	if (res == PROCFS_OK && procfs_parse_statm(buf, len, out) != 0)
-		res = PROCFS_UNREADABLE;
-	return res;
-}
+PARSED_READER(procfs_read_statm, "statm", 128, procfs_parse_statm, procfs_statm)
 
 procfs_result
 procfs_exe_id(pid_t pid, uint64_t *dev, uint64_t *ino)

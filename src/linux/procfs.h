@@ -197,27 +197,6 @@ typedef void (*procfs_vma_fn) (void *arg, const procfs_vma *vma);
 extern procfs_result procfs_read_maps(pid_t pid, procfs_vma_fn fn, void *arg);
 
 /*
- * Turns a process title read from /proc/<pid>/cmdline ("postgres: [cluster:]
- * logger") into a backend type ("logger"): a known type's name, "client
- * backend" for a connection's title, else PROCFS_UNKNOWN_CHILD (a title cut
- * short, a background worker's own name, or a child that was just forked
- * and still carries the postmaster's command line). Never text of the title
- * itself: it can hold user and database names. cluster_name may be NULL.
- */
-#define PROCFS_UNKNOWN_CHILD "postmaster child"
-
-/*
- * flags: PROCFS_TITLE_ONE_LR_WORKER names logical replication's apply and
- * tablesync workers "logical replication worker", as pg_stat_activity does
- * before PostgreSQL 17 (compat.h).
- */
-#define PROCFS_TITLE_ONE_LR_WORKER 0x01
-
-extern void procfs_title_to_type(const char *cmdline, size_t len,
-								 const char *cluster_name, unsigned flags,
-								 char *out, size_t outsz);
-
-/*
  * Readers for /proc/<pid>/<name>. "pid" 0 means /proc/self. The whole-file
  * reader NUL-terminates buf (cap includes the terminator); *len gets the
  * byte count. A file larger than buf is read only in part (fine for stat,

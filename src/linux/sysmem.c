@@ -246,6 +246,21 @@ sysmem_find_cgroup(sysmem_cgroup *cg)
 	return rc;
 }
 
+int
+sysmem_cgroup_parent(const sysmem_cgroup *cg, char *dir)
+{
+	size_t		mlen = strlen(cg->mount);
+	char	   *slash;
+
+	if (strlen(dir) <= mlen)
+		return 0;
+	slash = strrchr(dir, '/');
+	if (slash == NULL || (size_t) (slash - dir) < mlen)
+		return 0;
+	*slash = '\0';
+	return 1;
+}
+
 /* The cgroup's files */
 
 /* The length of a sysfs or cgroup value without its trailing newline and blanks */
@@ -301,10 +316,6 @@ read_keyed(const char *dir, const char *name, const procfs_keys *keys, void *tar
 	(void) procfs_read_path_lines(path, procfs_fields_line, &fs);
 }
 
-
-
-
-
 /* One-number files, each into its member of target (the key is the file) */
 static void
 read_files(const char *dir, const procfs_keys *files, void *target)
@@ -338,14 +349,12 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 			int64_t *tight_limit, int64_t *tight_room)
 {
 	char		dir[1024];
-	size_t		mlen = strlen(cg->mount);
 
 	*limit = *room = *tight_limit = *tight_room = PROCFS_MISSING;
 	snprintf(dir, sizeof(dir), "%s", cg->dir);
-	for (;;)
+	do
 	{
 		int64_t		l = sysmem_read_limit(dir, limit_file);
-		char	   *slash;
 
 		if (l >= 0)
 		{
@@ -373,13 +382,7 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 				}
 			}
 		}
-		if (strlen(dir) <= mlen)
-			break;
-		slash = strrchr(dir, '/');
-		if (slash == NULL || (size_t) (slash - dir) < mlen)
-			break;
-		*slash = '\0';
-	}
+	} while (sysmem_cgroup_parent(cg, dir));
 }
 
 void

@@ -84,16 +84,15 @@ pressure_parse_cgroup_stat(const char *buf, size_t len, int version, pressure_cg
 
 /*
  * The levels of the cgroup, from its own directory up to its hierarchy's
- * mount, the mount included (a container's own cgroup namespace shows its
- * cgroup, and its limit, there; a host's root has no limit file), at most
- * PRESSURE_MAX_SOURCES - 1 of them, the deepest: every level is read for
- * its limit at every tick, so that a limit set anywhere counts at once.
+ * mount, the mount included (sysmem_cgroup_parent(); a host's root has no
+ * limit file), at most PRESSURE_MAX_SOURCES - 1 of them, the deepest:
+ * every level is read for its limit at every tick, so that a limit set
+ * anywhere counts at once.
  */
 static void
 find_levels(pressure_watch *w, int64_t now_ms)
 {
 	char		dir[1024];
-	size_t		mlen;
 
 	w->levels_found_ms = now_ms;
 	w->nlevels = 0;
@@ -101,20 +100,10 @@ find_levels(pressure_watch *w, int64_t now_ms)
 		(w->cgroup.version == 1 || w->cgroup.version == 2);
 	if (!w->cgroup_known)
 		return;
-	mlen = strlen(w->cgroup.mount);
 	snprintf(dir, sizeof(dir), "%s", w->cgroup.dir);
-	for (;;)
-	{
-		char	   *slash;
-
+	do
 		snprintf(w->level_dir[w->nlevels++], sizeof(w->level_dir[0]), "%s", dir);
-		if (strlen(dir) <= mlen || w->nlevels == PRESSURE_MAX_SOURCES - 1)
-			break;
-		slash = strrchr(dir, '/');
-		if (slash == NULL || (size_t) (slash - dir) < mlen)
-			break;
-		*slash = '\0';
-	}
+	while (w->nlevels < PRESSURE_MAX_SOURCES - 1 && sysmem_cgroup_parent(&w->cgroup, dir));
 }
 
 void

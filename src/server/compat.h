@@ -21,6 +21,34 @@
 #endif
 
 /*
+ * The library exports PostgreSQL's entry points alone: the magic block,
+ * _PG_init, the SQL-callable functions with their pg_finfo_ records, and
+ * the background workers' main functions (test/build/exports.sh checks).
+ * Every other symbol is hidden (-fvisibility=hidden: PGXS from 16, the
+ * Makefile before). Before 16, PGDLLEXPORT is empty on Linux, and neither
+ * PG_FUNCTION_INFO_V1 nor fmgr.h marks the function or _PG_init: marked
+ * here as 16 marks them.
+ */
+#if PG_VERSION_NUM < 160000
+#undef PGDLLEXPORT
+#define PGDLLEXPORT __attribute__((visibility("default")))
+
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	return &my_finfo; \
+} \
+extern int no_such_variable
+
+extern PGDLLEXPORT void _PG_init(void);
+#endif
+
+/*
  * Materialized set-returning functions: InitMaterializedSRF (15.1+), named
  * SetSingleFuncCall in 15.0, written out by hand before 15.
  */
@@ -82,7 +110,7 @@ extern size_t strlcpy(char *dst, const char *src, size_t siz);
  * from its title is named as pg_stat_activity names it.
  */
 #if PG_VERSION_NUM < 170000
-#define PROCMEM_TITLE_FLAGS PROCFS_TITLE_ONE_LR_WORKER
+#define PROCMEM_TITLE_FLAGS TITLES_ONE_LR_WORKER
 #else
 #define PROCMEM_TITLE_FLAGS 0
 #endif

@@ -11,6 +11,7 @@
 
 #include "linux/procfs.h"
 #include "linux/reading.h"
+#include "linux/titles.h"
 #include "server/members.h"
 
 bool
@@ -204,5 +205,5 @@ procmem_member(const procmem_members *m, pid_t pid, procfs_stat *id)
 void
 procmem_title_type(const char *cmdline, size_t len, char *out, size_t outsz)
 {
-	procfs_title_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, out, outsz);
+	titles_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, out, outsz);
 }

@@ -15,7 +15,7 @@ For each kind: pg_procmem_backends names it as pg_stat_activity does (the
 logger and, on 14, the stats collector have no PGPROC: pg_procmem names them
 itself), and so does the process's title alone, which is what pg_procmem
 goes by for a child that has no PGPROC yet, or no longer (procmem_test's
-procmem_test_title_type(): procfs.c's title rule, built into the test
+procmem_test_title_type(): titles.c's title rule, built into the test
 module, called as pg_procmem calls it). Then every
 process of both servers: none is a "postmaster child", and every title
 gives the type pg_stat_activity gives.

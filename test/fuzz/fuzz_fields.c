@@ -16,6 +16,7 @@
 #include "linux/pagemap.h"
 #include "linux/procfs.h"
 #include "linux/sysmem.h"
+#include "linux/titles.h"
 #include "rules/guard_rules.h"
 #include "rules/pressure.h"
 #include "rules/reuse.h"
@@ -56,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (anon + file != reuse_sum_moved(s, size))
 		abort();
 	(void) procfs_parse_int(s, size, &v);
-	procfs_title_to_type(s, size, "main", size & 1 ? PROCFS_TITLE_ONE_LR_WORKER : 0, title, sizeof(title));
+	titles_to_type(s, size, "main", size & 1 ? TITLES_ONE_LR_WORKER : 0, title, sizeof(title));
 	if (memchr(title, '\0', sizeof(title)) == NULL)
 		abort();
 	if (procfs_parse_maps_line(s, size, &vma) == 0)

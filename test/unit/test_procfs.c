@@ -17,6 +17,7 @@
 #include "linux/keys.h"
 #include "linux/procfs.h"
 #include "linux/reading.h"
+#include "linux/titles.h"
 #include "tap.h"
 
 #define KB(n) ((int64_t) (n) * 1024)
@@ -405,16 +406,16 @@ test_numbers_and_titles(void)
 	ok(procfs_parse_int("99999999999999999999", 20, &v) != 0, "int: overflow fails");
 
 	buf = slurp("linux-6.18-logger/cmdline", &len);
-	procfs_title_to_type(buf, len, "fixture", 0, out, sizeof(out));
+	titles_to_type(buf, len, "fixture", 0, out, sizeof(out));
 	ok(strcmp(out, "logger") == 0, "title: cluster_name prefix and NUL padding removed (%s)", out);
-	procfs_title_to_type(buf, len, "", 0, out, sizeof(out));
-	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
+	titles_to_type(buf, len, "", 0, out, sizeof(out));
+	ok(strcmp(out, TITLES_UNKNOWN_CHILD) == 0,
 	   "title: an unknown cluster_name prefix is not taken for a type (%s)", out);
-	procfs_title_to_type(buf, len, "fixture", 0, out, 4);
+	titles_to_type(buf, len, "fixture", 0, out, 4);
 	ok(strcmp(out, "log") == 0, "title: cut to the output size");
 	free(buf);
-	procfs_title_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, 0, out, sizeof(out));
-	ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0,
+	titles_to_type("/usr/lib/postgresql/15/bin/postgres\0-D\0/x", 41, NULL, 0, out, sizeof(out));
+	ok(strcmp(out, TITLES_UNKNOWN_CHILD) == 0,
 	   "title: a child still carrying the postmaster's command line (%s)", out);
 }
 
@@ -426,7 +427,7 @@ title_flags_is(const char *title, unsigned flags, const char *type)
 	char		out[64];
 
 	snprintf(cmdline, sizeof(cmdline), "postgres: %s", title);
-	procfs_title_to_type(cmdline, sizeof(cmdline), NULL, flags, out, sizeof(out));
+	titles_to_type(cmdline, sizeof(cmdline), NULL, flags, out, sizeof(out));
 	ok(strcmp(out, type) == 0, "title \"%s\"%s is %s (%s)", title,
 	   flags ? " (one name before 17)" : "", type, out);
 }
@@ -458,7 +459,7 @@ test_title_types(void)
 
 		snprintf(path, sizeof(path), "titles/%s", captured[i][0]);
 		buf = slurp(path, &len);
-		procfs_title_to_type(buf, len, "fixture", 0, out, sizeof(out));
+		titles_to_type(buf, len, "fixture", 0, out, sizeof(out));
 		ok(strcmp(out, captured[i][1]) == 0, "title %s: %s (%s)", captured[i][0], captured[i][1], out);
 		free(buf);
 	}
@@ -480,41 +481,41 @@ test_title_types(void)
 			 "logical replication parallel worker");
 	title_is("pg_procmem sampler", "pg_procmem sampler");
 	/* before 17, pg_stat_activity has one name for the workers of a subscription */
-	title_flags_is("logical replication apply worker for subscription 16390", PROCFS_TITLE_ONE_LR_WORKER,
+	title_flags_is("logical replication apply worker for subscription 16390", TITLES_ONE_LR_WORKER,
 				   "logical replication worker");
 	title_flags_is("logical replication tablesync worker for subscription 16390 sync 16384",
-				   PROCFS_TITLE_ONE_LR_WORKER, "logical replication worker");
+				   TITLES_ONE_LR_WORKER, "logical replication worker");
 	title_flags_is("logical replication parallel apply worker for subscription 16390",
-				   PROCFS_TITLE_ONE_LR_WORKER, "logical replication parallel worker");
-	title_flags_is("logical replication launcher", PROCFS_TITLE_ONE_LR_WORKER, "logical replication launcher");
-	title_flags_is("logical replication worker for subscription 16390 sync 16384", PROCFS_TITLE_ONE_LR_WORKER,
+				   TITLES_ONE_LR_WORKER, "logical replication parallel worker");
+	title_flags_is("logical replication launcher", TITLES_ONE_LR_WORKER, "logical replication launcher");
+	title_flags_is("logical replication worker for subscription 16390 sync 16384", TITLES_ONE_LR_WORKER,
 				   "logical replication worker");
-	title_is("sysloggers", PROCFS_UNKNOWN_CHILD);
+	title_is("sysloggers", TITLES_UNKNOWN_CHILD);
 	/* a connection whose user is named like a type is still a connection */
 	title_is("checkpointer postgres [local] idle", "client backend");
 	/* anything else is one fixed word, never the title's own text */
-	title_is("pg_cron launcher", PROCFS_UNKNOWN_CHILD);
-	title_is("checkpointer2", PROCFS_UNKNOWN_CHILD);
-	title_is("a b host(54x32) idle", PROCFS_UNKNOWN_CHILD);
-	title_is("a b (5432) idle", PROCFS_UNKNOWN_CHILD);
+	title_is("pg_cron launcher", TITLES_UNKNOWN_CHILD);
+	title_is("checkpointer2", TITLES_UNKNOWN_CHILD);
+	title_is("a b host(54x32) idle", TITLES_UNKNOWN_CHILD);
+	title_is("a b (5432) idle", TITLES_UNKNOWN_CHILD);
 	/*
 	 * Titles cut short: a postmaster started with a short command line and
 	 * an empty environment has only that much room for its children's
 	 * titles, so a connection's address word (and more) is lost.
 	 */
-	title_is("app_user_with_a_long_name", PROCFS_UNKNOWN_CHILD);
-	title_is("app_user_with_a_long_name sales", PROCFS_UNKNOWN_CHILD);
-	title_is("app_user_with_a_long_name sales [loc", PROCFS_UNKNOWN_CHILD);
-	title_is("app_user_with_a_long_name sales 10.0.0.7(5", PROCFS_UNKNOWN_CHILD);
-	title_is("a_cluster_name_long_enough_to_cut: app_user sal", PROCFS_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name", TITLES_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales", TITLES_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales [loc", TITLES_UNKNOWN_CHILD);
+	title_is("app_user_with_a_long_name sales 10.0.0.7(5", TITLES_UNKNOWN_CHILD);
+	title_is("a_cluster_name_long_enough_to_cut: app_user sal", TITLES_UNKNOWN_CHILD);
 	{
 		/* longer than the 256 bytes read: the address lies beyond */
 		char		cmdline[600];
 		char		out[64];
 		int			n = snprintf(cmdline, sizeof(cmdline), "postgres: %0300d sales [local] idle", 7);
 
-		procfs_title_to_type(cmdline, (size_t) n, NULL, 0, out, sizeof(out));
-		ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title: past the bytes read (%s)", out);
+		titles_to_type(cmdline, (size_t) n, NULL, 0, out, sizeof(out));
+		ok(strcmp(out, TITLES_UNKNOWN_CHILD) == 0, "title: past the bytes read (%s)", out);
 		/*
 		 * ... and a user named as a type: log_hostname and a long host
 		 * name push the address past the bytes read (pg_procmem reads 255)
@@ -524,13 +525,13 @@ test_title_types(void)
 			static const char *const users[] = {"logger", "syslogger", "checkpointer", "startup"};
 
 			n = snprintf(cmdline, sizeof(cmdline), "postgres: %s sales %0250d.example.com(5432) idle", users[user], 7);
-			procfs_title_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
-			ok(strcmp(out, PROCFS_UNKNOWN_CHILD) == 0, "title cut short, user %s: no type (%s)", users[user], out);
+			titles_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
+			ok(strcmp(out, TITLES_UNKNOWN_CHILD) == 0, "title cut short, user %s: no type (%s)", users[user], out);
 		}
 		/* a short title in a long ps area is not cut: NULs follow it */
 		memset(cmdline, 0, sizeof(cmdline));
 		strcpy(cmdline, "postgres: logger");
-		procfs_title_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
+		titles_to_type(cmdline, 255, NULL, 0, out, sizeof(out));
 		ok(strcmp(out, "logger") == 0, "title: NUL padding to the bytes read is no cut (%s)", out);
 	}
 	/* user text in a worker's title that looks like a client's address */

@@ -134,6 +134,32 @@ test_find_cgroup(void)
 	ok(sysmem_parse_cgroup("", 0, "", 0, &cg) != 0, "cgroup: empty files: not found");
 }
 
+/* The climb from a cgroup to its hierarchy's mount, one level a step */
+static void
+test_cgroup_parent(void)
+{
+	sysmem_cgroup cg;
+	char		dir[1024];
+	int			up;
+
+	memset(&cg, 0, sizeof(cg));
+	snprintf(cg.mount, sizeof(cg.mount), "/sys/fs/cgroup");
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/system.slice/pg.service");
+	up = sysmem_cgroup_parent(&cg, dir);
+	ok(up && strcmp(dir, "/sys/fs/cgroup/system.slice") == 0, "climb: to the parent (%s)", dir);
+	up = sysmem_cgroup_parent(&cg, dir);
+	ok(up && strcmp(dir, "/sys/fs/cgroup") == 0, "climb: to the mount (%s)", dir);
+	up = sysmem_cgroup_parent(&cg, dir);
+	ok(!up && strcmp(dir, "/sys/fs/cgroup") == 0, "climb: the mount is the top, dir as it was");
+	/* a dir beside the mount (never given): it stops there all the same */
+	snprintf(cg.mount, sizeof(cg.mount), "/host cg");
+	snprintf(dir, sizeof(dir), "/host cg2");
+	ok(!sysmem_cgroup_parent(&cg, dir), "climb: nothing above the mount's own length");
+	snprintf(dir, sizeof(dir), "/host cgx/c1");
+	ok(sysmem_cgroup_parent(&cg, dir) && strcmp(dir, "/host cgx") == 0 && !sysmem_cgroup_parent(&cg, dir),
+	   "climb: a slash before the mount's end stops it (%s)", dir);
+}
+
 /* Points a cgroup at a fixture directory tree. */
 static void
 at(sysmem_cgroup *cg, int version, const char *mount, const char *rel)
@@ -457,6 +483,7 @@ main(int argc, char **argv)
 	fixtures = argc > 1 ? argv[1] : "test/fixtures";
 	test_meminfo();
 	test_find_cgroup();
+	test_cgroup_parent();
 	test_cgroup_files();
 	test_cgroup_makeup();
 	test_small_files();

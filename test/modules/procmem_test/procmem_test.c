@@ -29,6 +29,7 @@
 
 #include "server/compat.h"		/* PG_SIG_IGN, PG_SIG_DFL before 19 */
 #include "linux/procfs.h"
+#include "linux/titles.h"
 #include "server/walk.h"
 
 PG_MODULE_MAGIC;
@@ -315,9 +316,9 @@ procmem_test_stop(PG_FUNCTION_ARGS)
 /*
  * procmem_test_title_type(pid): the backend type pg_procmem gives pid from
  * its title alone, as it does for a child that has no PGPROC (yet, or any
- * more): procfs.c, built into this module, reads /proc/PID/cmdline and
- * types it as reading.c and members.c do (256 bytes, this server's
- * cluster_name). NULL when the title cannot be read.
+ * more): procfs.c and titles.c, built into this module, read
+ * /proc/PID/cmdline and type it as reading.c and members.c do (256 bytes,
+ * this server's cluster_name). NULL when the title cannot be read.
  */
 Datum
 procmem_test_title_type(PG_FUNCTION_ARGS)
@@ -328,6 +329,6 @@ procmem_test_title_type(PG_FUNCTION_ARGS)
 
 	if (procfs_read_file(PG_GETARG_INT32(0), "cmdline", cmdline, sizeof(cmdline), &len) != PROCFS_OK || len == 0)
 		PG_RETURN_NULL();
-	procfs_title_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
+	titles_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
 	PG_RETURN_TEXT_P(cstring_to_text(type));
 }
