@@ -53,7 +53,7 @@ from overhead import PG_BIN, close_all, pyplot, result_path, run_as_postgres  # 
 MB = 1024 * 1024
 LIMIT = 1536 * MB
 GUARD_TYPE = "pg_procmem guard"
-# the hogs of test/history/guard.py
+# the hogs of test/guard/guard.py
 SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
         "AS x WHERE pg_sleep(CASE WHEN g % 1000 = 0 THEN greatest(0, g / {rows_per_s}.0 - "
         "extract(epoch FROM clock_timestamp() - statement_timestamp())) ELSE 0 END) IS NOT NULL "
@@ -377,7 +377,7 @@ def cg_write(cg, name, value):
 
 
 def cg_limit(cg, limit):
-    """As test/history/cluster.py's cgroup_memory_limit: swap included."""
+    """As test/py/cluster.py's cgroup_memory_limit: swap included."""
     if os.path.exists(os.path.join(cg, "memory.max")):
         cg_write(cg, "memory.max", str(limit) if limit else "max")
         cg_write(cg, "memory.swap.max", "0" if limit else "max")
@@ -771,7 +771,7 @@ def render(d):
                "the FATAL message); the memory given back (the first sample where the use has fallen by half of "
                "what the victim held, from its peak since the crossing). The growth rate is the cgroup's, the "
                "fastest over 100 ms in the second before the crossing.", "",
-               "- slow: test/history/guard.py's SORT, a sort throttled to 300,000 rows (~300 MB) a second",
+               "- slow: test/guard/guard.py's SORT, a sort throttled to 300,000 rows (~300 MB) a second",
                "- fast: its FAST, the same sort unthrottled (work_mem 8GB)",
                "- sessions: sessions that each fill 100 MB of temp_buffers and stay idle, one every 0.7 s, until "
                "the guard ends one (nothing to cancel: it terminates; a session still filling is canceled "

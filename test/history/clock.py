@@ -13,11 +13,14 @@ postmaster's children stop following its offset once it is running.)
 import os
 import struct
 import subprocess
+import sys
 
-from cluster import (CLUSTER, HERE, start, stop, newest, wait_until, grows, session, close, pid_of,
-                     sampler_pid)
-from tap import ok, done, rows, value, execute
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (CLUSTER, start, stop, newest, wait_until, grows, session, close, pid_of,  # noqa: E402
+                     sampler_pid, alter_system)
+from tap import ok, done, rows, value, execute  # noqa: E402
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 LIB = os.path.join(CLUSTER, "clockshift.so")
 OFFSET = os.path.join(CLUSTER, "clockshift")
 FAKE = {"LD_PRELOAD": LIB, "CLOCKSHIFT_FILE": OFFSET}
@@ -45,8 +48,7 @@ def main():
     offset(0)
     start(env=FAKE)
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '500ms'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '500ms'")
     grows()
     query_sampled("clock marker one", "clock-one")
     before = rows("SELECT max(sample) AS sample, max(sampled_at) AS at FROM pg_procmem_history_system")[0]

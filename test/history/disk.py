@@ -12,10 +12,12 @@ namespace sees them.
 import os
 import shutil
 import subprocess
+import sys
 
-from cluster import (CLUSTER, DATA, HFILE, start, stop, log_size, log_since, history_lines, wait_until,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (CLUSTER, DATA, HFILE, start, stop, log_size, log_since, history_lines, wait_until,  # noqa: E402
                      grows, session, close, end_sessions, postgres_ids, histfile)
-from tap import ok, done, value, execute
+from tap import ok, done, value, execute  # noqa: E402
 
 MB = 1 << 20
 MARGIN_MIN = 256 * MB

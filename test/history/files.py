@@ -15,13 +15,15 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import time
 
-from cluster import (CLUSTER, DATA, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since, histfile,
-                     history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of, session, close,
-                     proc_fields, own_io, crash, as_postgres, write_history, check_history, postgres_ids,
-                     cgroup_memory_limit)
-from tap import ok, section, skip_rest, done, rows, value, execute, PSQL
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (CLUSTER, DATA, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,  # noqa: E402
+                     histfile, history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of,
+                     session, close, proc_fields, own_io, crash, as_postgres, write_history, check_history,
+                     postgres_ids, cgroup_memory_limit, alter_system)
+from tap import ok, section, skip_rest, done, rows, value, execute, PSQL  # noqa: E402
 
 CGROUP = os.environ.get("HISTORY_CGROUP", "")
 MB = 1 << 20
@@ -416,8 +418,7 @@ def orphan():
 def main():
     start()
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '500ms'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '500ms'")
     grows()
     hostile_contents()
     hostile_things()

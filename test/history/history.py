@@ -11,12 +11,14 @@ its clock.
 """
 import os
 import struct
+import sys
 import time
 
-from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,  # noqa: E402
                      wait_until, grows, session, close, end_sessions, pid_of, sampler_pid, crash, own_io,
-                     write_history)
-from tap import ok, section, skip_rest, done, rows, value, execute, PSQL
+                     write_history, alter_system)
+from tap import ok, section, skip_rest, done, rows, value, execute, PSQL  # noqa: E402
 
 
 def script_rows(script):
@@ -130,21 +132,18 @@ def terminated():
 
 
 def intervals():
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = 0")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = 0")
     time.sleep(1.5)
     n = samples()
     time.sleep(3)
     ok(samples() == n, "interval 0 on SIGHUP: no more samples")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '2s'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '2s'")
     ok(grows(), "a new interval on SIGHUP: sampling again")
     time.sleep(4.5)
     gaps = rows("SELECT extract(epoch FROM sampled_at - lag(sampled_at) OVER (ORDER BY sample)) AS gap "
                 "FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 2")
     ok(all(1.5 < float(g["gap"]) < 2.5 for g in gaps), "... every 2 s now", gaps)
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '1s'")
 
 
 def statement_text():
@@ -326,8 +325,7 @@ def restarts(pid):
        and c["application_name"] == "history-unsampled" and c["work_mem_source"] == "default"
        and "no sample saw it" in c["report"],
        "... and who it was and what it ran, from what the postmaster copied at its exit", c)
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '1s'")
 
 
 # --- the ring --------------------------------------------------------------
@@ -464,8 +462,7 @@ def outgrown():
 def main():
     start()
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '1s'")
     sampler()
     snapshot()
     cancelled()

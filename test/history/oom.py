@@ -28,17 +28,19 @@ memory) and the advice's crash row. The limit is removed after each kill.
 """
 import os
 import re
-import subprocess
+import sys
 import time
 
-from cluster import PG_BIN, DATA, LOG, cgroup_memory_limit, wait_until, newest, session, close
-from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (OPTS, LOG, LOAD, pg_ctl, cgroup_memory_limit, cgroup_figures, into_cgroup,  # noqa: E402
+                     wait_until, grows, session, close, killed_pid, crash_row, login_role, psql_as, pgbench,
+                     pgbench_init, temp_buffers)
+from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width  # noqa: E402
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
 INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,sessions").split(",")
 HEADROOM = 700 << 20
-PSQL = os.environ.get("PSQL", "psql")
 DBA = "oom_dba"                 # pg_monitor only
 HOG, HOG_APP = "oom_hog", "hogapp"
 ETL, ETL_APP = "oom_etl", "loader"
@@ -50,45 +52,25 @@ ETL, ETL_APP = "oom_etl", "loader"
 SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
         "AS x WHERE pg_sleep(CASE WHEN g % 10000 = 0 THEN {pause} ELSE 0 END) IS NOT NULL "
         "ORDER BY g DESC, pad) AS s /* {name} */;")
-TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
-        "SELECT repeat('x', 400) AS x FROM generate_series(1, 220000);")
+TEMP = temp_buffers(100)
 
 
 def unreclaimable():
     """What the cgroup cannot give back without swap: anonymous and shared
     memory (v1 memory.stat's rss and shmem, v2's anon and shmem)."""
-    path = os.path.join(CGROUP, "memory.stat")
-    stat = dict(l.split() for l in open(path))
-    if "anon" in stat:
-        return int(stat["anon"]) + int(stat["shmem"])
-    return int(stat.get("total_rss", stat["rss"])) + int(stat.get("total_shmem", stat["shmem"]))
-
-
-def killed_pid(log_from):
-    with open(LOG, errors="replace") as f:
-        f.seek(log_from)
-        m = re.search(r"\(PID (\d+)\) was terminated by signal 9", f.read())
-    return int(m.group(1)) if m else None
-
-
-def pgbench():
-    """100 clients, select-only at a modest rate, outside the server's cgroup."""
-    p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-S", "-c", "100", "-j", "4", "-R", "400",
-                          "-T", "600"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(lambda: int(value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"))
-               >= 100, 60)
-    return p
+    fig = cgroup_figures(CGROUP)
+    return fig["anon"] + fig["shmem"]
 
 
 def as_dba(sql):
-    return subprocess.run([PSQL, "-X", "-P", "pager=off", "-U", DBA, "-c", sql], capture_output=True, text=True)
+    return psql_as(DBA, sql)
 
 
 def incident(name, cause):
     """Runs cause() under pgbench and the limit until the kernel kills a
     process of the server; returns the pid the postmaster logged, once the
     crash row for it is there."""
-    load = pgbench()
+    load = pgbench(*LOAD, connected=100)
     log_from = os.path.getsize(LOG)
     limit = unreclaimable() + HEADROOM
     cgroup_memory_limit(CGROUP, limit)
@@ -100,8 +82,7 @@ def incident(name, cause):
         for p in started:
             close(p)
         # the limit stays through the crash restart, as a container's does
-        if pid and not wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crash_log(true) "
-                                                "WHERE killed_pid = %d" % pid) == "1", 90):
+        if pid and not crash_row(pid):
             print("# no crash row for PID %d" % pid)
     finally:
         cgroup_memory_limit(CGROUP, None)
@@ -116,8 +97,7 @@ def incident(name, cause):
 def hog(pause, name, user, app, after_sample=False):
     def cause(started, killed):
         if after_sample:
-            n = newest()
-            wait_until(lambda: newest() > n, 15, 0.05)
+            grows(15, 0.05)
         started.append(session("SET work_mem = '8GB';\n" + SORT.format(pause=pause, name=name), app, user))
     return cause
 
@@ -131,8 +111,7 @@ def sessions(started, killed):
         started.append(session(TEMP, ETL_APP, ETL))
         time.sleep(1.5)
         if i == 3:
-            n = newest()
-            wait_until(lambda: newest() > n, 15)
+            grows()
 
 
 def crash_question():
@@ -221,10 +200,10 @@ def main():
 def incidents():
     if not CGROUP:
         skip_rest("no memory cgroup could be made for the server here")
-    for role in (DBA, HOG, ETL):
-        if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
-            execute("CREATE ROLE %s LOGIN%s" % (role, " IN ROLE pg_monitor" if role == DBA else ""))
-    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
+    login_role(DBA, "pg_monitor")
+    login_role(HOG)
+    login_role(ETL)
+    pgbench_init(5)
 
     with section(5, "slow"):
         if "slow" not in INCIDENTS:
@@ -264,11 +243,7 @@ def incidents():
 
     # a clean restart, in the cgroup, keeps the crash rows
     n = value("SELECT count(*) FROM pg_procmem_crashes")
-    subprocess.run(["runuser", "-u", "postgres", "--", "env", "LD_LIBRARY_PATH=" + os.environ.get("PG_LIBPATH", ""),
-                    os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG,
-                    "-w", "-t", "60", "-m", "fast", "restart", "-o", os.environ.get("SERVER_OPTS", "")],
-                   check=True, capture_output=True,
-                   preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(str(os.getpid())))
+    pg_ctl("-m", "fast", "restart", "-o", OPTS, preexec_fn=into_cgroup(CGROUP))
     ok(wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes") == n, 30),
        "after a clean restart the %s crash rows are still there" % n)
 

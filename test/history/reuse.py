@@ -29,22 +29,19 @@ import re
 import statistics
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 
-from cluster import (PG_BIN, REPO, HFILE, start, stop, log_size, log_since, wait_until, grows, newest, session,
-                     close, end_sessions)
-from tap import ok, done, rows, value, execute
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (REPO, HFILE, start, stop, log_size, log_since, wait_until, grows, newest, session,  # noqa: E402
+                     close, end_sessions, alter_system, pgbench, pgbench_init)
+from tap import ok, done, rows, value, execute  # noqa: E402
 
 DURATION = int(os.environ.get("DURATION", "60"))
 POOL = 50
 CHECK = re.compile(r"pg_procmem reuse check: (\d+) reusable, (\d+) more than 8 kB off, "
                    r"(\d+) more than 64 kB off, largest (\d+) bytes \(pid (\d+), ([a-z_-]+)\)")
-
-
-def pgbench(*args):
-    return subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-T", str(DURATION)] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def checks(text):
@@ -107,7 +104,7 @@ def sample_ms(since):
 
 def proof():
     execute("SELECT 1")
-    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "2", "-q"], check=True, capture_output=True)
+    pgbench_init(2)
     pool = [session("SELECT 1;", "reuse-pool") for _ in range(POOL)]
     try:
         ok(wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reuse-pool'")
@@ -118,8 +115,8 @@ def proof():
         # a few persistent busy clients (with writes), and a connection per
         # transaction at 0.2 a second: e^-0.2, about 4 intervals in 5 see
         # no connection start or exit
-        busy = pgbench("-c", "3", "-j", "1", "-R", "20")
-        churn = pgbench("-C", "-S", "-c", "1", "-j", "1", "-R", "0.2")
+        busy = pgbench("-c", "3", "-j", "1", "-R", "20", seconds=DURATION, output=True)
+        churn = pgbench("-C", "-S", "-c", "1", "-j", "1", "-R", "0.2", seconds=DURATION, output=True)
         out = [p.communicate(timeout=DURATION + 120)[0] for p in (busy, churn)]
         ok(busy.returncode == 0 and churn.returncode == 0, "pgbench ran %d s: busy clients, and a connection "
            "per transaction" % DURATION, out)
@@ -148,8 +145,7 @@ def proof():
         # check_reuse off: the figures are reused, and a sample costs less.
         # Reuse needs the machine's page counters still (/proc/vmstat): on
         # a machine others share, reclaim elsewhere can hold it off a while.
-        execute("ALTER SYSTEM SET pg_procmem.check_reuse = off")
-        execute("SELECT pg_reload_conf()")
+        alter_system("pg_procmem.check_reuse = off")
         grows()
         since = newest()
         half = statistics.median(fresh) / 2
@@ -185,9 +181,7 @@ def proof():
 def main():
     start("-c max_connections=%d" % (POOL + 30))
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
-    execute("ALTER SYSTEM SET pg_procmem.sample_interval = '1s'")
-    execute("ALTER SYSTEM SET pg_procmem.check_reuse = on")
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.sample_interval = '1s'", "pg_procmem.check_reuse = on")
     proof()
     stop()
     done()

@@ -1,5 +1,6 @@
-"""TAP output, psql access and /proc/meminfo for the Python tests (test/monitoring,
-test/advice).
+"""TAP output, psql access and /proc/meminfo for every Python test (each puts
+test/py on sys.path; the live tests of a cluster they restart, load and
+crash have cluster.py here too).
 
 The server is the one in the libpq environment (PGHOST, PGPORT, PGUSER,
 PGDATABASE), a superuser; queries go through psql, so nothing but the

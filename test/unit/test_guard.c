@@ -14,28 +14,8 @@
 #include <unistd.h>
 
 #include "rules/guard_rules.h"
+#include "procfile.h"
 #include "tap.h"
-
-static const char *fixtures;
-
-static char *
-slurp(const char *rel, size_t *len)
-{
-	char		path[1024];
-	FILE	   *f;
-	char	   *buf = malloc(1 << 16);
-
-	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
-	if ((f = fopen(path, "rb")) == NULL)
-	{
-		printf("Bail out! cannot open fixture %s\n", path);
-		exit(1);
-	}
-	*len = fread(buf, 1, (1 << 16) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* RssAnon from a status text, in bytes */
 static long long

@@ -8,6 +8,10 @@
  * exactly the bytes handed over, so that ASan sees any read past the end.
  * The loader reads through a source over such a copy into a ring of the
  * test's own, as history_file.c's sink does into shared memory.
+ *
+ * Fixtures: history/three-samples.history was written by 1.2.0's codec
+ * (test/history/histfile), the first release of the file format: every
+ * later build must load it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 
 #include "rules/exit_message.h"
 #include "rules/history_format.h"
+#include "procfile.h"
 #include "tap.h"
 
 static char *file;
@@ -771,6 +776,29 @@ parsed(const char *message, int want_pid, int want_number)
 	return found && pid == want_pid && number == want_number;
 }
 
+/* A file of the released format, as 1.2.0 wrote it: loaded whole */
+static void
+test_load_released(void)
+{
+	size_t		len;
+	char	   *data = slurp("history/three-samples.history", &len);
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	int64_t		t[4], num[4];
+	int			n;
+
+	res = load(data, len, 64, &r, &m);
+	n = ring_samples(&r, t, num, 4);
+	ok(res.status == HF_END && res.samples_loaded == 3 && res.samples_dropped == 0 && res.good_end == len &&
+	   r.end == 9 && !r.bad,
+	   "released: 1.2.0's file of three samples loads whole (9 entries), read to its end");
+	ok(n == 3 && num[0] == 1 && num[1] == 2 && num[2] == 3 && t[0] < t[1] && t[1] < t[2],
+	   "released: its samples in order, numbered 1, 2, 3");
+	unload(&r);
+	free(data);
+}
+
 static void
 test_exit_message(void)
 {
@@ -829,8 +857,9 @@ test_copy_text(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	fixtures = argc > 1 ? argv[1] : "test/fixtures";
 	build_file();
 	test_crc();
 	test_header();
@@ -843,6 +872,7 @@ main(void)
 	test_load_hostile();
 	test_load_damaged_sample();
 	test_load_guard();
+	test_load_released();
 	test_exit_message();
 	test_copy_text();
 	free(file);

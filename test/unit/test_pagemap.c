@@ -21,8 +21,6 @@
 
 #define MB(n) ((int64_t) (n) * 1024 * 1024)
 
-static const char *fixtures;
-
 typedef struct maps_tally
 {
 	int			lines;
@@ -50,25 +48,17 @@ tally_line(void *arg, const char *line, size_t len)
 static void
 test_maps_fixture(void)
 {
-	char		path[1024];
-	char		buf[4096];
-	FILE	   *f;
-	size_t		n;
+	size_t		len;
+	char	   *buf = slurp("linux-6.18-backend/maps", &len);
 	maps_tally	t = {0};
 	procfs_lines lb;
 
-	snprintf(path, sizeof(path), "%s/linux-6.18-backend/maps", fixtures);
-	f = fopen(path, "rb");
-	if (f == NULL)
-	{
-		printf("Bail out! cannot open %s\n", path);
-		exit(1);
-	}
+	/* in reads of 4 kB, as from the file */
 	procfs_lines_init(&lb, tally_line, &t);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		procfs_lines_feed(&lb, buf, n);
+	for (size_t off = 0; off < len; off += 4096)
+		procfs_lines_feed(&lb, buf + off, len - off < 4096 ? len - off : 4096);
 	procfs_lines_finish(&lb);
-	fclose(f);
+	free(buf);
 
 	is_i64(t.parsed, 246, "maps fixture: every one of 246 lines parsed");
 	is_i64(t.shared, 6, "maps fixture: 6 shared mappings (shared memory, DSM)");

@@ -16,30 +16,11 @@
 #include <string.h>
 
 #include "rules/pressure.h"
+#include "procfile.h"
 #include "tap.h"
 
-static const char *fixtures;
 static pressure_watch w;
 static const pressure_thresholds usual = {75, 90};
-
-static char *
-slurp(const char *rel, size_t *len)
-{
-	char		path[1024];
-	FILE	   *f;
-	char	   *buf = malloc(1 << 16);
-
-	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
-	if ((f = fopen(path, "rb")) == NULL)
-	{
-		printf("Bail out! cannot open fixture %s\n", path);
-		exit(1);
-	}
-	*len = fread(buf, 1, (1 << 16) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* Adds a reading of the machine (used0 of limit0) and up to two cgroup levels */
 static void

@@ -18,37 +18,10 @@
 #include "linux/procfs.h"
 #include "linux/reading.h"
 #include "linux/titles.h"
+#include "procfile.h"
 #include "tap.h"
 
 #define KB(n) ((int64_t) (n) * 1024)
-
-static const char *fixtures;
-
-/* Reads a fixture file into a malloc'd buffer. */
-static char *
-slurp(const char *rel, size_t *len)
-{
-	char		path[1024];
-	FILE	   *f;
-	char	   *buf;
-	long		sz;
-
-	snprintf(path, sizeof(path), "%s/%s", fixtures, rel);
-	f = fopen(path, "rb");
-	if (f == NULL)
-	{
-		printf("Bail out! cannot open fixture %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(sz + 1);
-	*len = fread(buf, 1, sz, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* Feeds a buffer to a line parser in chunks of the given size. */
 static void

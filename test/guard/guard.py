@@ -40,16 +40,20 @@ pgbench:
             and runs on until its own limit (1100MB) stops it
   off       the fast sort ends in an OOM kill
 
-    PG_BIN=... CLUSTER_DIR=... GUARD_CGROUP=... python3 test/history/guard.py
+    PG_BIN=... CLUSTER_DIR=... GUARD_CGROUP=... python3 test/guard/guard.py
 """
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
 
-from cluster import PG_BIN, LOG, Recorder, wait_until, session, close, cgroup_memory_limit, crash
-from tap import ok, section, skip_rest, done, rows, value, execute
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (LOG, LOAD, Recorder, wait_until, session, close, cgroup_memory_limit, cgroup_figures,  # noqa: E402
+                     crash, alter_system, login_role, pgbench, pgbench_init, paced_sort, temp_buffers, sparse_file,
+                     drop_cache, read_in_cgroup)
+from tap import ok, section, skip_rest, done, rows, value, execute  # noqa: E402
 
 CGROUP = os.environ.get("GUARD_CGROUP", "")
 LIMIT = 1536 << 20
@@ -57,21 +61,16 @@ PSQL = os.environ.get("PSQL", "psql")
 DBA = "guard_dba"               # pg_monitor only
 LIMITED = "guard_limited"       # a role with its own limit
 ETL_APP = "guard-etl"
-SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
-        "AS x WHERE pg_sleep(CASE WHEN g %% 1000 = 0 THEN greatest(0, g / %d.0 - "
-        "extract(epoch FROM clock_timestamp() - statement_timestamp())) ELSE 0 END) IS NOT NULL "
-        "ORDER BY g DESC, pad) AS s;")
+SORT = paced_sort(300000)       # about 300 MB/s
 FAST = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM generate_series(1, 400000000) AS g "
         "ORDER BY g DESC, pad) AS s;")
 # pgbench_accounts (scale 5: 500,000 rows) sorted with 3.2 kB of padding a row, by a leader and two workers
 PARALLEL = ("SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;\n"
             "SELECT count(*) FROM (SELECT aid, repeat(md5(aid::text), 100) AS pad FROM pgbench_accounts "
             "ORDER BY pad, aid) AS s;")
-TEMP = ("SET temp_buffers = '100MB'; CREATE TEMP TABLE t AS "
-        "SELECT repeat('x', 400) AS x FROM generate_series(1, 220000);")
+TEMP = temp_buffers(100)
 # half as much: steps of about 3% of the limit
-TEMP_HALF = ("SET temp_buffers = '50MB'; CREATE TEMP TABLE t AS "
-             "SELECT repeat('x', 400) AS x FROM generate_series(1, 110000);")
+TEMP_HALF = temp_buffers(50)
 # how long the checks for no false cancel hold (0: skipped), and how many
 # times the incidents run (the proof: GUARD_STEADY=600 GUARD_RUNS=10)
 STEADY = int(os.environ.get("GUARD_STEADY", "15"))
@@ -89,17 +88,10 @@ def psql(sql, user=None, app="guard-test", timeout=180):
 
 
 def used():
-    """The cgroup's use the kernel cannot reclaim, as the guard counts it
-    (v2: current - (file - shmem) - slab_reclaimable; v1: usage -
-    (total_cache - total_shmem)), and its usage."""
-    v2 = os.path.exists(os.path.join(CGROUP, "memory.current"))
-    with open(os.path.join(CGROUP, "memory.current" if v2 else "memory.usage_in_bytes")) as f:
-        usage = int(f.read())
-    with open(os.path.join(CGROUP, "memory.stat")) as f:
-        st = dict(l.split()[:2] for l in f)
-    if v2:
-        return usage - (int(st["file"]) - int(st["shmem"])) - int(st.get("slab_reclaimable", 0)), usage
-    return usage - (int(st["total_cache"]) - int(st["total_shmem"])), usage
+    """The cgroup's use the kernel cannot reclaim, as the guard counts it,
+    and its usage."""
+    fig = cgroup_figures(CGROUP)
+    return fig["used"], fig["current"]
 
 
 def guard_lines(log_from):
@@ -269,16 +261,11 @@ def page_cache():
     path = os.path.join(d, "big")
     rec = Recorder(used)
     try:
-        with open(path, "wb") as f:
-            f.truncate(FILE_SIZE)
+        sparse_file(path, FILE_SIZE)
         end = time.time() + STEADY
         while time.time() < end:
-            fd = os.open(path, os.O_RDONLY)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
-            dd = subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True,
-                                preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(
-                                    str(os.getpid())))
+            drop_cache(path)
+            dd = read_in_cgroup(CGROUP, path)
     finally:
         readings = rec.stop()
         os.unlink(path)
@@ -313,10 +300,8 @@ def steady():
 
 def set_guard(mode, threshold, terminate=True):
     """The guard's settings, by ALTER SYSTEM (the server's command line sets none: it would win)."""
-    execute("ALTER SYSTEM SET pg_procmem.guard = '%s'" % mode)
-    execute("ALTER SYSTEM SET pg_procmem.guard_terminate = %s" % ("on" if terminate else "off"))
-    execute("ALTER SYSTEM SET pg_procmem.guard_threshold = %d" % threshold)
-    execute("SELECT pg_reload_conf()")
+    alter_system("pg_procmem.guard = '%s'" % mode, "pg_procmem.guard_terminate = %s" % ("on" if terminate else "off"),
+                 "pg_procmem.guard_threshold = %d" % threshold)
     time.sleep(1)
 
 
@@ -352,7 +337,7 @@ def dry_run():
     until its own limit stops it."""
     before = last_action()
     set_guard("dry_run", 60)
-    r = psql("SET work_mem = '8GB'; SET pg_procmem.max_backend_memory = '1100MB';\n" + SORT % 300000,
+    r = psql("SET work_mem = '8GB'; SET pg_procmem.max_backend_memory = '1100MB';\n" + SORT,
              app="guard-dry")
     a = actions(before)
     for x in a:
@@ -398,28 +383,18 @@ def survives():
        "before: %s\nafter: %s" % (before, after))
 
 
-def pgbench(seconds):
-    """100 clients, select-only at a modest rate, outside the server's cgroup."""
-    p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-S", "-c", "100", "-j", "4", "-R", "400",
-                          "-T", str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wait_until(lambda: int(value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"))
-               >= 100, 60)
-    return p
-
-
 def main():
     with section(19 + 11 * RUNS, "guard"):
         if not CGROUP:
             skip_rest("no memory cgroup could be made for the server here")
-        for role, extra in ((DBA, " IN ROLE pg_monitor"), (LIMITED, "")):
-            if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % role) == "0":
-                execute("CREATE ROLE %s LOGIN%s" % (role, extra))
+        login_role(DBA, "pg_monitor")
+        login_role(LIMITED)
         execute("ALTER ROLE %s SET pg_procmem.max_backend_memory = '150MB'" % LIMITED)
         set_guard("on", 90)
         backend_limit()
-        subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
+        pgbench_init(5)
         started = run_started()
-        load = pgbench(55 * RUNS)
+        load = pgbench(*LOAD, seconds=55 * RUNS, connected=100, output=True)
         kills = oom_kills()
         try:
             cgroup_memory_limit(CGROUP, LIMIT)
@@ -427,7 +402,7 @@ def main():
             for run in range(RUNS):
                 if RUNS > 1:
                     print("# run %d of %d" % (run + 1, RUNS))
-                found += (hog("slow", SORT % 300000) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
+                found += (hog("slow", SORT) + hog("fast", FAST) + hog("parallel", PARALLEL, 3) +
                           temp_sessions())
         finally:
             cgroup_memory_limit(CGROUP, None)

@@ -1,20 +1,21 @@
-"""The throwaway cluster the history tests stop, start, crash and damage, and
-what they read of it: its log, its history file, its processes' /proc
-(shared by test/history/*.py; standard library only).
+"""The throwaway cluster the live tests of the history, the OOM post-mortem,
+the pressure watch and the guard stop, start, crash, load and squeeze, and
+what they read of it: its log, its history file, its processes' /proc, its
+memory cgroup (test/history/*.py, test/pressure, test/guard; standard
+library only).
 
 The environment: PG_BIN, CLUSTER_DIR (the cluster in CLUSTER_DIR/data, its
 log in CLUSTER_DIR/server.log), SERVER_OPTS (the -c options that start it:
 port, socket directory), PG_LIBPATH (LD_LIBRARY_PATH for pg_ctl), and the
 libpq variables for psql."""
 import os
+import re
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import value, execute  # noqa: E402
+from tap import value, execute
 
 PG_BIN = os.environ["PG_BIN"]
 CLUSTER = os.environ["CLUSTER_DIR"]
@@ -25,20 +26,19 @@ STAT_TMP = os.path.join(DATA, "pg_stat_tmp")
 HFILE = os.path.join(STAT_TMP, "pg_procmem.history")
 HTMP = HFILE + ".tmp"
 ENTRY = 648                     # sizeof(history_entry): the format
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.join(HERE, "..", "..")
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # the interval goes in postgresql.auto.conf: a command-line setting would
 # hide the ones made with ALTER SYSTEM
 PRELOAD = "-c shared_preload_libraries=pg_procmem -c log_line_prefix='%m [%p] '"
 
 
-def pg_ctl(*args, env=None, prefix=()):
+def pg_ctl(*args, env=None, prefix=(), preexec_fn=None):
     e = {"LD_LIBRARY_PATH": os.environ.get("PG_LIBPATH", "")}
     e.update(env or {})
     subprocess.run(list(prefix) + ["runuser", "-u", "postgres", "--", "env"] +
                    ["%s=%s" % kv for kv in e.items()] +
                    [os.path.join(PG_BIN, "pg_ctl"), "-D", DATA, "-l", LOG, "-w", "-t", "60"] + list(args),
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, preexec_fn=preexec_fn)
 
 
 def start(extra="", env=None, prefix=()):
@@ -99,13 +99,32 @@ def wait_until(cond, timeout=30, step=0.2):
     return False
 
 
-def grows(timeout=15):
+def grows(timeout=15, step=0.2):
     """A new sample arrives: the sampler runs."""
     try:
         n = newest()
     except subprocess.CalledProcessError:
         n = 0
-    return wait_until(lambda: newest() > n, timeout)
+    return wait_until(lambda: newest() > n, timeout, step)
+
+
+def alter_system(*settings):
+    """ALTER SYSTEM SET each of settings ("name = value"), then a reload."""
+    for setting in settings:
+        execute("ALTER SYSTEM SET " + setting)
+    execute("SELECT pg_reload_conf()")
+
+
+def login_role(name, in_role=None):
+    """A role that may log in (a member of in_role), made unless it is there."""
+    if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % name) == "0":
+        execute("CREATE ROLE %s LOGIN%s" % (name, " IN ROLE " + in_role if in_role else ""))
+
+
+def psql_as(user, sql, database=None):
+    """psql -c sql as user, unpaged: its output and errors."""
+    return subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-U", user] +
+                          (["-d", database] if database else []) + ["-c", sql], capture_output=True, text=True)
 
 
 def session(sql, appname="history-test", user=None):
@@ -183,6 +202,21 @@ def crash(appname="history-victim", wait_back=True):
     return pid
 
 
+def killed_pid(log_from):
+    """The process the postmaster logged as killed by signal 9 (the OOM
+    killer's) since log_from, an offset in its log; None: none yet."""
+    with open(LOG, errors="replace") as f:
+        f.seek(log_from)
+        m = re.search(r"\(PID (\d+)\) was terminated by signal 9", f.read())
+    return int(m.group(1)) if m else None
+
+
+def crash_row(pid, timeout=90):
+    """Waits for pid's crash row (the crash restart over); whether it came."""
+    return wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crash_log(true) WHERE killed_pid = %d"
+                                    % pid) == "1", timeout)
+
+
 def as_postgres(*cmd):
     subprocess.run(["runuser", "-u", "postgres", "--"] + list(cmd), check=True, capture_output=True)
 
@@ -197,7 +231,8 @@ def histfile(*args):
         d = tempfile.mkdtemp(prefix="histfile.")
         _histfile = os.path.join(d, "histfile")
         subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I", os.path.join(REPO, "src"), "-o", _histfile,
-                        os.path.join(HERE, "histfile.c"), os.path.join(REPO, "src", "rules", "history_format.c")],
+                        os.path.join(REPO, "test", "history", "histfile.c"),
+                        os.path.join(REPO, "src", "rules", "history_format.c")],
                        check=True)
         os.chmod(d, 0o755)
     return subprocess.run([_histfile] + [str(a) for a in args], check=True, capture_output=True,
@@ -229,6 +264,59 @@ def cgroup_write(cgroup, name, text):
     if os.path.exists(path):
         with open(path, "w") as f:
             f.write(text)
+
+
+def into_cgroup(cgroup):
+    """A preexec_fn for subprocess: the child joins cgroup (what it uses is
+    charged there)."""
+    def join():
+        with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+    return join
+
+
+def cgroup_figures(cgroup):
+    """A memory cgroup's figures now, in bytes (v2's, or v1's hierarchical
+    total_ ones): current (its usage), anon, shmem, file (page cache,
+    shared memory in it), inactive_file, active_file, slab_reclaimable
+    (v2 only); and used, what the pressure watch and the guard count
+    (src/rules/pressure.c's read_level(): page cache, shared memory aside,
+    and reclaimable slab are not used)."""
+    v2 = os.path.exists(os.path.join(cgroup, "memory.current"))
+    with open(os.path.join(cgroup, "memory.current" if v2 else "memory.usage_in_bytes")) as f:
+        current = int(f.read())
+    with open(os.path.join(cgroup, "memory.stat")) as f:
+        stat = dict(l.split()[:2] for l in f)
+
+    def get(v2_name, v1_name):
+        return int(stat[v2_name] if v2 else stat.get("total_" + v1_name, stat[v1_name]))
+    fig = {"current": current, "anon": get("anon", "rss"), "shmem": get("shmem", "shmem"),
+           "file": get("file", "cache"), "inactive_file": get("inactive_file", "inactive_file"),
+           "active_file": get("active_file", "active_file"),
+           "slab_reclaimable": int(stat.get("slab_reclaimable", 0)) if v2 else 0}
+    fig["used"] = max(current - (fig["file"] - fig["shmem"]) - fig["slab_reclaimable"], 0)
+    return fig
+
+
+def sparse_file(path, size):
+    """A file of size bytes, all hole, none of it in the page cache: read,
+    its holes go into the page cache as data does, without writing it to
+    the disk first (on a disk: on a tmpfs a hole reads as the zero page)."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+    drop_cache(path)
+
+
+def drop_cache(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+
+def read_in_cgroup(cgroup, path):
+    """dd reads path from inside cgroup (its page cache charged there)."""
+    return subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True, text=True,
+                          preexec_fn=into_cgroup(cgroup))
 
 
 def cgroup_memory_limit(cgroup, limit):
@@ -269,3 +357,46 @@ class Recorder:
         self._stop.set()
         self._thread.join(5)
         return self.readings
+
+
+# The load the incident tests (oom, pressure, guard) run under: pgbench's
+# 100 clients, select-only at a modest rate
+LOAD = ("-S", "-c", "100", "-j", "4", "-R", "400")
+
+
+def pgbench_init(scale):
+    subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", str(scale), "-q"], check=True, capture_output=True)
+
+
+def pgbench(*args, seconds=600, connected=0, output=False):
+    """pgbench -n with args for seconds, in the background (outside the
+    server's cgroup); connected: returns once that many of its connections
+    are there; output: its output kept for communicate(), as text, else
+    thrown away."""
+    out = subprocess.PIPE if output else subprocess.DEVNULL
+    p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n"] + list(args) + ["-T", str(seconds)],
+                         stdout=out, stderr=subprocess.STDOUT if output else subprocess.DEVNULL, text=True)
+    if connected:
+        wait_until(lambda: int(value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"))
+                   >= connected, 60)
+    return p
+
+
+def paced_sort(rows_per_s):
+    """A sort of rows of about 1 kB (it grows with its rows, not in the
+    steps its array of pointers doubles in), paced to rows_per_s rows a
+    second (300,000: about 300 MB/s) by a sleep every 1,000 rows up to where
+    the statement's clock says it should be; the rows come from a
+    set-returning function in the target list, which the executor does not
+    materialize first."""
+    return ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
+            "AS x WHERE pg_sleep(CASE WHEN g %% 1000 = 0 THEN greatest(0, g / %d.0 - "
+            "extract(epoch FROM clock_timestamp() - statement_timestamp())) ELSE 0 END) IS NOT NULL "
+            "ORDER BY g DESC, pad) AS s;" % rows_per_s)
+
+
+def temp_buffers(mb):
+    """What a session runs to fill mb MB of temp_buffers (set in the session)
+    with a temporary table, then stays holding them."""
+    return ("SET temp_buffers = '%dMB'; CREATE TEMP TABLE t AS "
+            "SELECT repeat('x', 400) AS x FROM generate_series(1, %d);" % (mb, mb * 2200))

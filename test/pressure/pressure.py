@@ -18,16 +18,18 @@ outside that cgroup. The cgroup gets a limit of 1.5 GB, no swap:
 The cgroup's figures (memory.stat) are read every 50 ms meanwhile: the
 diagnostics show what the watch saw, and the hog's real growth rate.
 
-    PG_BIN=... CLUSTER_DIR=... PRESSURE_CGROUP=... python3 test/history/pressure.py
+    PG_BIN=... CLUSTER_DIR=... PRESSURE_CGROUP=... python3 test/pressure/pressure.py
 """
 import os
-import re
-import subprocess
+import sys
 import tempfile
 import time
 
-from cluster import PG_BIN, LOG, Recorder, cgroup_memory_limit, wait_until, newest, session, close, pid_of
-from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (LOG, LOAD, Recorder, cgroup_memory_limit, cgroup_figures, wait_until, grows, newest,  # noqa: E402
+                     session, close, pid_of, killed_pid, crash_row, login_role, psql_as, pgbench, pgbench_init,
+                     paced_sort, sparse_file, read_in_cgroup)
+from tap import ok, section, skip_rest, done, rows, readme_questions, width  # noqa: E402
 
 CGROUP = os.environ.get("PRESSURE_CGROUP", "")
 LIMIT = 1536 << 20
@@ -38,35 +40,10 @@ HOG_APP = "pressure-hog"
 # regular samples are 10 s apart; fast ones (1 s, or 250 ms) far less
 REGULAR_GAP = 9.0
 FAST_GAP = 1.5
-# oom.py's sort of rows of about 1 kB, paced to HOG_ROWS rows a second
-# (about 300 MB/s) by a sleep every 1,000 rows up to where the statement's
-# clock says it should be
-HOG_ROWS = 300000
-HOG = ("SET work_mem = '8GB';\n"
-       "SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT generate_series(1, 400000000) AS g) "
-       "AS x WHERE pg_sleep(CASE WHEN g %% 1000 = 0 THEN greatest(0, g / %d.0 - "
-       "extract(epoch FROM clock_timestamp() - statement_timestamp())) ELSE 0 END) IS NOT NULL "
-       "ORDER BY g DESC, pad) AS s;" % HOG_ROWS)
+# the guard's slow sort: about 300 MB/s
+HOG = "SET work_mem = '8GB';\n" + paced_sort(300000)
 # how the history's query (cut at 255 bytes) starts
 HOG_START = "SELECT count(*) FROM (SELECT g, repeat(''x'', 1000) AS pad"
-
-
-def cgroup_figures():
-    """The cgroup's use, anonymous memory and file LRUs now (v2 or v1's
-    hierarchical figures), and what the watch counts as unreclaimable."""
-    v2 = os.path.exists(os.path.join(CGROUP, "memory.current"))
-    with open(os.path.join(CGROUP, "memory.current" if v2 else "memory.usage_in_bytes")) as f:
-        current = int(f.read())
-    with open(os.path.join(CGROUP, "memory.stat")) as f:
-        stat = dict(l.split()[:2] for l in f)
-    pre = "" if v2 else "total_"
-    fig = {"current": current, "anon": int(stat[pre + "anon" if v2 else "total_rss"]),
-           "inactive_file": int(stat[pre + "inactive_file"]), "active_file": int(stat[pre + "active_file"]),
-           "file": int(stat["file" if v2 else "total_cache"]), "shmem": int(stat[pre + "shmem"]),
-           "slab_reclaimable": int(stat.get("slab_reclaimable", 0))}
-    # src/rules/pressure.c's read_level(): page cache (shared memory aside) and reclaimable slab are not pressure
-    fig["watch_used"] = max(current - (fig["file"] - fig["shmem"]) - fig["slab_reclaimable"], 0)
-    return fig
 
 
 def over_time(readings, t0, step=0.5):
@@ -76,25 +53,9 @@ def over_time(readings, t0, step=0.5):
         if t >= next_t:
             out.append("%5.1f s: current %5d, anon %5d, inactive_file %5d, active_file %5d, watch's used %5d (%2.0f%%)"
                        % (t - t0, f["current"] >> 20, f["anon"] >> 20, f["inactive_file"] >> 20,
-                          f["active_file"] >> 20, f["watch_used"] >> 20, f["watch_used"] * 100.0 / LIMIT))
+                          f["active_file"] >> 20, f["used"] >> 20, f["used"] * 100.0 / LIMIT))
             next_t = t + step
     return out
-
-
-def killed_pid(log_from):
-    with open(LOG, errors="replace") as f:
-        f.seek(log_from)
-        m = re.search(r"\(PID (\d+)\) was terminated by signal 9", f.read())
-    return int(m.group(1)) if m else None
-
-
-def pgbench():
-    """100 clients, select-only at a modest rate, outside the server's cgroup."""
-    p = subprocess.Popen([os.path.join(PG_BIN, "pgbench"), "-n", "-S", "-c", "100", "-j", "4", "-R", "400",
-                          "-T", "600"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_until(lambda: int(value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"))
-               >= 100, 60)
-    return p
 
 
 def system_samples(since):
@@ -109,46 +70,28 @@ def gaps(times):
 
 def after_sample():
     """Waits for a new sample; returns its number."""
-    n = newest()
-    wait_until(lambda: newest() > n, 15, 0.05)
+    grows(15, 0.05)
     return newest()
-
-
-def read_in_cgroup(path):
-    """dd reads path, from inside the server's cgroup (charged to it)."""
-    return subprocess.run(["dd", "if=" + path, "of=/dev/null", "bs=1M"], capture_output=True, text=True,
-                          preexec_fn=lambda: open(os.path.join(CGROUP, "cgroup.procs"), "w").write(
-                              str(os.getpid())))
 
 
 def page_cache():
     """A 3 GB file read once by a process in the cgroup: the page cache
-    fills it, which is no pressure. The file is sparse: its holes are read
-    into the page cache as data is (the cgroup's inactive_file grows the
-    same), without writing 3 GB to the disk first; it is on disk (not a
-    tmpfs, where a hole reads as the zero page)."""
+    fills it, which is no pressure. The file is sparse (its holes are read
+    into the page cache as data is: the cgroup's inactive_file grows the
+    same)."""
     d = tempfile.mkdtemp(prefix="pg_procmem_pressure.", dir="/var/tmp")
     path, hot = os.path.join(d, "big"), os.path.join(d, "hot")
     try:
-        with open(path, "wb") as f:
-            f.truncate(FILE_SIZE)
-        fd = os.open(path, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
-        with open(hot, "wb") as f:
-            f.truncate(HOT_SIZE)
-        for p in (path, hot):
-            fd = os.open(p, os.O_RDONLY)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
+        sparse_file(path, FILE_SIZE)
+        sparse_file(hot, HOT_SIZE)
         start = after_sample()
-        rec = Recorder(lambda: (time.time(), cgroup_figures()))
+        rec = Recorder(lambda: (time.time(), cgroup_figures(CGROUP)))
         t0 = time.time()
-        dd = read_in_cgroup(path)
+        dd = read_in_cgroup(CGROUP, path)
         read_s = time.time() - t0
         # a hot table: read three times, its pages go to the active list, page cache all the same
         for _ in range(3):
-            read_in_cgroup(hot)
+            read_in_cgroup(CGROUP, hot)
         time.sleep(12)
         readings = rec.stop()
     finally:
@@ -158,7 +101,7 @@ def page_cache():
         os.rmdir(d)
     peak = max((f["current"] for _, f in readings), default=0)
     active = max((f["active_file"] for _, f in readings), default=0)
-    used = max((f["watch_used"] for _, f in readings), default=0)
+    used = max((f["used"] for _, f in readings), default=0)
     figures = over_time(readings, t0)
     print("# cache: read %d MB in %.1f s (dd: %s); the cgroup's peak %d MB of %d (%.0f%%), the watch's used at "
           "most %d MB (%.0f%%)" % (FILE_SIZE >> 20, read_s, dd.stderr.strip().splitlines()[-1:], peak >> 20,
@@ -202,7 +145,7 @@ def hog():
     kernel kills it."""
     log_from = os.path.getsize(LOG)
     start = after_sample()
-    rec = Recorder(lambda: (time.time(), cgroup_figures()))
+    rec = Recorder(lambda: (time.time(), cgroup_figures(CGROUP)))
     t0 = time.time()
     p = session(HOG, HOG_APP)
     try:
@@ -220,8 +163,7 @@ def hog():
     ok(pid is not None and killed == pid, "hog: the kernel killed the hog (PID %s; the postmaster logged %s)"
        % (pid, killed))
     # read once the crash restart is over
-    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crash_log(true) WHERE killed_pid = %d"
-                             % (killed or 0)) == "1", 90)
+    crash_row(killed or 0)
     h = rows("SELECT sample, extract(epoch FROM sampled_at) AS t, overhead FROM pg_procmem_history "
              "WHERE pid = %d AND state = 'active' AND query LIKE '%s%%' ORDER BY sample" % (pid or 0, HOG_START),
              "user=%s dbname=postgres" % DBA)
@@ -236,8 +178,7 @@ def hog():
        "hog: from the sample it started after, its samples at most %.1f s apart: %s" % (FAST_GAP, g), s)
     # README's question, as a DBA asks it after the restart
     q = next(q for question, q in readme_questions()[0] if "run short lately" in question)
-    r = subprocess.run([os.environ.get("PSQL", "psql"), "-X", "-P", "pager=off", "-U", DBA, "-d", "postgres",
-                        "-c", q], capture_output=True, text=True)
+    r = psql_as(DBA, q, "postgres")
     widest = max((width(l) for l in r.stdout.splitlines()), default=0)
     ok(r.returncode == 0 and "critical" in r.stdout and "cgroup" in r.stdout and widest <= 80,
        "hog: README's question names the critical samples and the cgroup in %d columns (80 at most)" % widest,
@@ -253,10 +194,9 @@ def main():
     with section(9, "pressure"):
         if not CGROUP:
             skip_rest("no memory cgroup could be made for the server here")
-        if value("SELECT count(*) FROM pg_roles WHERE rolname = '%s'" % DBA) == "0":
-            execute("CREATE ROLE %s LOGIN IN ROLE pg_monitor" % DBA)
-        subprocess.run([os.path.join(PG_BIN, "pgbench"), "-i", "-s", "5", "-q"], check=True, capture_output=True)
-        load = pgbench()
+        login_role(DBA, "pg_monitor")
+        pgbench_init(5)
+        load = pgbench(*LOAD, connected=100)
         try:
             # after pgbench's connections: their start is growth the watch sees
             cgroup_memory_limit(CGROUP, LIMIT)
