@@ -325,6 +325,19 @@ read_record(window *w, uint64_t off, history_record *r, size_t *payload)
 	return HF_OK;
 }
 
+/* The one-struct payload of the record r at off (a crash row, a guard action), its CRC checked */
+static history_file_result
+read_payload(window *w, uint64_t off, const history_record *r, void *dst, size_t len)
+{
+	int			rc = window_read(w, off + sizeof(*r), dst, len);
+
+	if (rc != 0)
+		return rc < 0 ? HF_READ_ERROR : HF_SHORT;
+	if (record_crc(history_crc32c(0, dst, len), r->kind, r->count) != r->crc)
+		return HF_CORRUPT;
+	return HF_OK;
+}
+
 /* A sample's entries as stored: its system entry first, then processes */
 static int
 sample_sane(const history_entry *a, uint32_t na, const history_entry *b, uint32_t count)
@@ -412,19 +425,9 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		if (r.kind == RECORD_CRASH)
 		{
 			history_crash c;
-			int			rc;
 
-			rc = window_read(&w, off + sizeof(r), &c, sizeof(c));
-			if (rc != 0)
-			{
-				res.status = rc < 0 ? HF_READ_ERROR : HF_SHORT;
+			if ((res.status = read_payload(&w, off, &r, &c, sizeof(c))) != HF_OK)
 				break;
-			}
-			if (record_crc(history_crc32c(0, &c, sizeof(c)), r.kind, r.count) != r.crc)
-			{
-				res.status = HF_CORRUPT;
-				break;
-			}
 			sink->crash(sink->arg, &c);
 			res.crashes++;
 			res.tail_open = 0;
@@ -432,20 +435,10 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		else if (r.kind == RECORD_GUARD)
 		{
 			history_guard_action a;
-			int			rc;
 
 			/* says nothing of how the run ended: tail_open stays */
-			rc = window_read(&w, off + sizeof(r), &a, sizeof(a));
-			if (rc != 0)
-			{
-				res.status = rc < 0 ? HF_READ_ERROR : HF_SHORT;
+			if ((res.status = read_payload(&w, off, &r, &a, sizeof(a))) != HF_OK)
 				break;
-			}
-			if (record_crc(history_crc32c(0, &a, sizeof(a)), r.kind, r.count) != r.crc)
-			{
-				res.status = HF_CORRUPT;
-				break;
-			}
 			/* its text fields as the reader expects them: NUL-terminated */
 			a.usename[sizeof(a.usename) - 1] = '\0';
 			a.datname[sizeof(a.datname) - 1] = '\0';
