@@ -285,6 +285,7 @@ procmem_sampler_init(void)
 							"Also when at its growth it would reach the limit within 2 seconds.",
 							&thresholds.critical_pct, 90, 1, 100,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	/* pg_procmem.sample_reuse and pg_procmem.check_reuse: the cache's own */
 	procmem_reuse_cache_init();
 	if (!process_shared_preload_libraries_in_progress)
 		return;
