@@ -25,6 +25,11 @@
  * after its rename. A sampler whose postmaster died stops at once, even in
  * the middle of a load or a rewrite: it must not hold the server's shared
  * memory while a new postmaster tries to start.
+ *
+ * The crash rows and the guard's actions the file holds are kept in lists
+ * of their own (crashes.c, guard.c), which this file does not include: the
+ * sampler hands it their functions at the load (history_file_lists), and
+ * the guard's new actions as it appends them.
  */
 #include "server/compat.h"
 
@@ -42,8 +47,6 @@
 #include "storage/pmsignal.h"
 #include "storage/shmem.h"
 
-#include "guard/guard.h"
-#include "history/crashes.h"
 #include "history/history_file.h"
 #include "history/history_ring.h"
 #include "server/clock.h"
@@ -88,6 +91,15 @@ typedef struct file_shared
 } file_shared;
 
 static file_shared *state = NULL;
+
+/*
+ * The lists, as the sampler gave them at the load, for every rewrite after
+ * it. Not parameters of the rewrites: an append rewrites the file by
+ * itself (past its bound, or after a failed write), and taking the guard's
+ * actions for one marks them as written, so the sampler could not hand
+ * them over before each append.
+ */
+static const history_file_lists *lists = NULL;
 
 /* The file as this sampler has it open for appending */
 static int	file_fd = -1;
@@ -382,13 +394,13 @@ sink_commit(void *arg, uint32_t count)
 static void
 sink_crash(void *arg, const history_crash *c)
 {
-	crashes_add(c);
+	lists->load_crash(c);
 }
 
 static void
 sink_guard(void *arg, const history_guard_action *a)
 {
-	guard_load_action(a);
+	lists->load_action(a);
 }
 
 static void
@@ -409,7 +421,7 @@ report_load(const history_load_result *r, uint64 size)
 	{
 		case HF_END:
 			if (size > file_bound() + sizeof(history_file_header) +
-				MAX_CRASHES * (sizeof(history_record) + sizeof(history_crash)))
+				(uint64) lists->max_crashes * (sizeof(history_record) + sizeof(history_crash)))
 				ereport(LOG,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("memory history file \"%s\" holds more than pg_procmem.history_size", HISTORY_FILE),
@@ -457,7 +469,7 @@ report_load(const history_load_result *r, uint64 size)
 }
 
 bool
-history_file_load(void)
+history_file_load(const history_file_lists *from)
 {
 	int			fd;
 	struct stat st;
@@ -466,11 +478,12 @@ history_file_load(void)
 	history_load_result r;
 	char	   *buf;
 
+	lists = from;
 	if (state->loaded)
 		return state->tail_open;
 	/* a sampler that died while loading: from the start again */
 	history_ring_clear();
-	crashes_clear();
+	lists->clear_crashes();
 	state->appendable = false;
 
 	/* a regular file only: anything else in its place the first write removes */
@@ -644,15 +657,16 @@ rewrite(void)
 	bool		ok;
 	int			failed;
 
+	Assert(lists != NULL);
 	close_file();
 	state->appendable = false;
 	if (procmem_monotonic_us() < state->retry_at)
 		return;
 	if (!name_free(HISTORY_FILE) || !name_free(HISTORY_FILE_TMP))
 		return;
-	c = crashes_copy(&nc);
-	ga = palloc(sizeof(history_guard_action) * GUARD_ACTIONS_KEPT);
-	ng = guard_take_unwritten(ga, GUARD_ACTIONS_KEPT, true);
+	c = lists->copy_crashes(&nc);
+	ga = palloc(sizeof(history_guard_action) * lists->max_actions);
+	ng = lists->all_actions(ga, lists->max_actions);
 	size = rewrite_size(nc, ng);
 	if (!room_for(size))
 	{
@@ -821,14 +835,10 @@ history_file_append_sample(const history_entry *e, uint32 n)
 }
 
 void
-history_file_append_guard(void)
+history_file_append_actions(const history_guard_action *a, int n)
 {
-	history_guard_action a[8];
-	int			n;
-
-	while ((n = guard_take_unwritten(a, lengthof(a), false)) > 0)
-		for (int i = 0; i < n; i++)
-			append(RECORD_GUARD, 1, &a[i], sizeof(a[i]));
+	for (int i = 0; i < n; i++)
+		append(RECORD_GUARD, 1, &a[i], sizeof(a[i]));
 }
 
 void

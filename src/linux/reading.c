@@ -41,21 +41,31 @@ procmem_method_name(procmem_method m)
 	}
 }
 
-/* Reads a one-number file such as oom_score; failures mark it unreadable. */
-static int64_t
-read_number(pid_t pid, procmem_file f, unsigned *unreadable)
+/*
+ * Reads a one-number file such as oom_score into *v; a failure marks it
+ * unreadable (*v PROCFS_MISSING) and says what the read found.
+ */
+static procfs_result
+read_number(pid_t pid, procmem_file f, int64_t *v, unsigned *unreadable)
 {
 	char		buf[64];
 	size_t		len;
-	int64_t		v;
+	procfs_result res = procfs_read_file(pid, file_names[f], buf, sizeof(buf), &len);
 
-	if (procfs_read_file(pid, file_names[f], buf, sizeof(buf), &len) != PROCFS_OK ||
-		procfs_parse_int(buf, len, &v) != 0)
-	{
-		*unreadable |= 1u << f;
-		return PROCFS_MISSING;
-	}
-	return v;
+	if (res == PROCFS_OK && procfs_parse_int(buf, len, v) == 0)
+		return PROCFS_OK;
+	*v = PROCFS_MISSING;
+	*unreadable |= 1u << f;
+	return res == PROCFS_OK ? PROCFS_UNREADABLE : res;
+}
+
+procmem_read_result
+procmem_read_oom(pid_t pid, procmem_reading *s)
+{
+	procfs_result score = read_number(pid, PROCMEM_FILE_OOM_SCORE, &s->oom_score, &s->unreadable);
+	procfs_result adj = read_number(pid, PROCMEM_FILE_OOM_SCORE_ADJ, &s->oom_score_adj, &s->unreadable);
+
+	return score == PROCFS_GONE || adj == PROCFS_GONE ? READ_GONE : READ_OK;
 }
 
 /*
@@ -246,8 +256,8 @@ procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identi
 		return READ_GONE;
 	if (opt->want_pss && read_smaps(pid, s))
 		return READ_GONE;
-	s->oom_score = read_number(pid, PROCMEM_FILE_OOM_SCORE, &s->unreadable);
-	s->oom_score_adj = read_number(pid, PROCMEM_FILE_OOM_SCORE_ADJ, &s->unreadable);
+	/* a process gone meanwhile: the identity check below tells */
+	(void) procmem_read_oom(pid, s);
 	if (opt->want_cmdline &&
 		procfs_read_file(pid, "cmdline", s->cmdline, sizeof(s->cmdline),
 						 &s->cmdline_len) != PROCFS_OK)

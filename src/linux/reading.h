@@ -98,6 +98,15 @@ extern procmem_read_result procmem_read_process(pid_t pid, int64_t expected_ppid
 												 procmem_reading *s);
 
 /*
+ * The oom_score and oom_score_adj alone, into s as procmem_read_process()
+ * reads them (their bits of s->unreadable, which the caller clears, set
+ * when unreadable): for figures kept from an earlier reading, since another
+ * process can set the adj. READ_GONE when either file says the process has
+ * gone.
+ */
+extern procmem_read_result procmem_read_oom(pid_t pid, procmem_reading *s);
+
+/*
  * The reading of a process /proc hides from us (procmem_member() said it is
  * ours): every figure missing, and every file the same options would have
  * read marked unreadable.
