@@ -10,9 +10,9 @@
  *                               of anonymous memory touched and 100 small
  *                               mappings (as a backend has a few hundred)
  *
- * What the sampler does per process (sampler.c, walk.c, members.c):
+ * What the sampler does per process (sample.c, reuse_cache.c, walk.c, members.c):
  *   reused: the membership check (stat, and a stat(2) of exe), schedstat
- *           (reusable()), oom_score (read_oom_score());
+ *           (procmem_reuse_find()), oom_score (procmem_read_oom());
  *   fresh:  the same membership check and schedstat, then the whole reading
  *           (procmem_read_member(): procmem_read_process()).
  */

@@ -27,7 +27,7 @@
  * memory while a new postmaster tries to start.
  *
  * The crash rows and the guard's actions the file holds are kept in lists
- * of their own (crashes.c, guard.c), which this file does not include: the
+ * of their own (crashes.c, guard_store.c), which this file does not include: the
  * sampler hands it their functions at the load (history_file_lists), and
  * the guard's new actions as it appends them.
  */
@@ -690,7 +690,7 @@ rewrite(void)
 	}
 	ReserveExternalFD();
 
-	history_file_header_init(&h);
+	history_format_header_init(&h);
 	bt->iov[bt->niov++] = (struct iovec) {&h, sizeof(h)};
 	bt->bytes = sizeof(h);
 	ok = true;

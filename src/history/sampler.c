@@ -65,7 +65,7 @@ all_guard_actions(history_guard_action *out, int max)
 
 /*
  * The crash rows and the guard's actions, which the file holds and this
- * sampler keeps in their own lists (crashes.c, guard.c): the file gets
+ * sampler keeps in their own lists (crashes.c, guard_store.c): the file gets
  * them from here, and includes neither.
  */
 static const history_file_lists file_lists = {

@@ -101,7 +101,7 @@ history_crc32c(uint32_t crc, const void *data, size_t len)
 /* --- headers and records ------------------------------------------------ */
 
 void
-history_file_header_init(history_file_header *h)
+history_format_header_init(history_file_header *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->magic = HISTORY_FILE_MAGIC;
@@ -111,11 +111,11 @@ history_file_header_init(history_file_header *h)
 }
 
 history_file_result
-history_file_check_header(const char *buf, size_t len)
+history_format_check_header(const char *buf, size_t len)
 {
 	history_file_header h, want;
 
-	history_file_header_init(&want);
+	history_format_header_init(&want);
 	if (len < sizeof(h))
 		return memcmp(buf, &want.magic, len < sizeof(h.magic) ? len : sizeof(h.magic)) != 0 ?
 			HF_NOT_OURS : HF_SHORT;
@@ -169,7 +169,7 @@ history_record_init(history_record *r, history_record_kind kind, uint32_t count,
 }
 
 history_file_result
-history_file_next(const char *buf, size_t len, size_t *off, const history_record **rec,
+history_format_next(const char *buf, size_t len, size_t *off, const history_record **rec,
 				  const char **payload)
 {
 	const history_record *r;
@@ -195,7 +195,7 @@ history_file_next(const char *buf, size_t len, size_t *off, const history_record
 }
 
 const char *
-history_file_result_text(history_file_result r)
+history_format_result_text(history_file_result r)
 {
 	switch (r)
 	{
@@ -403,7 +403,7 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 	if (head_len > 0 && window_read(&w, 0, head, head_len) < 0)
 		res.status = HF_READ_ERROR;
 	else
-		res.status = history_file_check_header(head, head_len);
+		res.status = history_format_check_header(head, head_len);
 	if (res.status != HF_OK)
 		goto out;
 

@@ -339,8 +339,8 @@ typedef enum history_file_result
 extern uint32_t history_crc32c(uint32_t crc, const void *data, size_t len);
 extern uint32_t history_crc32c_sw(uint32_t crc, const void *data, size_t len);
 
-extern void history_file_header_init(history_file_header *h);
-extern history_file_result history_file_check_header(const char *buf, size_t len);
+extern void history_format_header_init(history_file_header *h);
+extern history_file_result history_format_check_header(const char *buf, size_t len);
 
 /* Payload bytes of a record of this kind and count; 0 when it cannot be. */
 extern size_t history_record_payload(uint32_t kind, uint32_t count);
@@ -357,11 +357,11 @@ extern void history_record_init(history_record *r, history_record_kind kind,
  * header): HF_OK with *rec and *payload set and *off moved past it, HF_END
  * at the end, or what is wrong with the rest of the file.
  */
-extern history_file_result history_file_next(const char *buf, size_t len, size_t *off,
+extern history_file_result history_format_next(const char *buf, size_t len, size_t *off,
 											 const history_record **rec,
 											 const char **payload);
 
-extern const char *history_file_result_text(history_file_result r);
+extern const char *history_format_result_text(history_file_result r);
 
 /* pg_settings.source's name for a history_setting_source; NULL: unknown */
 extern const char *history_setting_source_name(int source);

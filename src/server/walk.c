@@ -1,7 +1,7 @@
 /*
  * walk.c
  *		Visiting every process of this server, for the SQL-callable functions
- *		(pg_procmem.c) and the sampler (sampler.c) alike.
+ *		(sql/processes.c) and the sampler (sample.c) alike.
  */
 #include "server/compat.h"
 

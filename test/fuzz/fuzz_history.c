@@ -110,8 +110,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	(void) history_file_check_header(buf, size);
-	while (history_file_next(buf, size, &off, &rec, &payload) == HF_OK)
+	(void) history_format_check_header(buf, size);
+	while (history_format_next(buf, size, &off, &rec, &payload) == HF_OK)
 	{
 		size_t		len = history_record_payload(rec->kind, rec->count);
 

@@ -263,8 +263,8 @@ def big_file():
     ok(read <= 64 * 1024, "... the postmaster read %d bytes over the crash restart (at most 64 kB)" % read)
     ok(hwm - base_hwm <= MB, "... its peak memory is %d kB, %d kB more than with no file (at most 1 MB)"
        % (hwm // 1024, (hwm - base_hwm) // 1024))
-    ok(not [l for l in log_since(at).splitlines() if "out of memory" in l or "FATAL" in l and "recovery" not in l],
-       "... no out of memory, no FATAL")
+    bad = [l for l in log_since(at).splitlines() if "out of memory" in l or "FATAL" in l and "recovery" not in l]
+    ok(not bad, "... no out of memory, no FATAL", "\n".join(bad))
     bounded_reads(size)
 
     with section(1, "a 600 MB memory cgroup"):

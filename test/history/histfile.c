@@ -78,7 +78,7 @@ new_file(const char *path)
 
 	if (f != NULL)
 	{
-		history_file_header_init(&h);
+		history_format_header_init(&h);
 		fwrite(&h, sizeof(h), 1, f);
 	}
 	return f;
@@ -252,7 +252,7 @@ check_file(const char *path, long capacity)
 	}
 	printf("status %s\nsamples %u\ndropped %u\ncrashes %u\ntail_open %d\ngood_end %llu\nsize %lld\n"
 		   "first %lld\nlast %lld\nnewest_at %lld\n",
-		   history_file_result_text(res.status), res.samples_loaded, res.samples_dropped, res.crashes,
+		   history_format_result_text(res.status), res.samples_loaded, res.samples_dropped, res.crashes,
 		   res.tail_open, (unsigned long long) res.good_end, (long long) st.st_size, first, last, newest_at);
 	close(fd);
 	free(buf);

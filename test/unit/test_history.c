@@ -53,7 +53,7 @@ put_header(builder *b)
 {
 	history_file_header h;
 
-	history_file_header_init(&h);
+	history_format_header_init(&h);
 	put(b, &h, sizeof(h));
 }
 
@@ -133,7 +133,7 @@ walk(const char *buf, size_t len, int *good)
 
 	memcpy(copy, buf, len);
 	*good = 0;
-	while ((r = history_file_next(copy, len, &off, &rec, &payload)) == HF_OK)
+	while ((r = history_format_next(copy, len, &off, &rec, &payload)) == HF_OK)
 		(*good)++;
 	free(copy);
 	return r;
@@ -153,7 +153,7 @@ one_record(uint32_t kind, uint32_t count)
 	int			good;
 
 	memset(buf, 0, sizeof(buf));
-	history_file_header_init(&h);
+	history_format_header_init(&h);
 	history_record_init(&r, (history_record_kind) kind, count, history_crc32c(0, NULL, 0));
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), &r, sizeof(r));
@@ -355,7 +355,7 @@ test_header(void)
 {
 	history_file_header h, good;
 
-	history_file_header_init(&good);
+	history_format_header_init(&good);
 	ok(good.magic == HISTORY_FILE_MAGIC && good.version == HISTORY_FILE_VERSION &&
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
@@ -369,27 +369,27 @@ test_header(void)
 	ok(history_setting_source_name(SOURCE_UNKNOWN) == NULL && history_setting_source_name(HISTORY_SOURCES) == NULL &&
 	   history_setting_source_name(-1) == NULL && history_setting_source_name(255) == NULL,
 	   "settings: an unknown source, or one a file made up, has no name");
-	is_i64(history_file_check_header((char *) &good, sizeof(good)), HF_OK, "header: good");
-	is_i64(history_file_check_header((char *) &good, sizeof(good) - 1), HF_SHORT,
+	is_i64(history_format_check_header((char *) &good, sizeof(good)), HF_OK, "header: good");
+	is_i64(history_format_check_header((char *) &good, sizeof(good) - 1), HF_SHORT,
 		   "header: one byte short, right magic: cut short");
-	is_i64(history_file_check_header((char *) &good, sizeof(good.magic)), HF_SHORT,
+	is_i64(history_format_check_header((char *) &good, sizeof(good.magic)), HF_SHORT,
 		   "header: the magic alone: cut short");
-	is_i64(history_file_check_header((char *) &good, 0), HF_SHORT, "header: empty: cut short");
-	is_i64(history_file_check_header("hi\n", 3), HF_NOT_OURS, "header: 3 bytes of something else: not ours");
+	is_i64(history_format_check_header((char *) &good, 0), HF_SHORT, "header: empty: cut short");
+	is_i64(history_format_check_header("hi\n", 3), HF_NOT_OURS, "header: 3 bytes of something else: not ours");
 	h = good;
 	h.magic = 0x504d4853;		/* the other byte order */
-	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_NOT_OURS, "header: wrong magic");
-	is_i64(history_file_check_header((char *) &h, 8), HF_NOT_OURS,
+	is_i64(history_format_check_header((char *) &h, sizeof(h)), HF_NOT_OURS, "header: wrong magic");
+	is_i64(history_format_check_header((char *) &h, 8), HF_NOT_OURS,
 		   "header: wrong magic, cut short: not ours");
 	h = good;
 	h.version = HISTORY_FILE_VERSION + 1;
-	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another version");
+	is_i64(history_format_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another version");
 	h = good;
 	h.entry_size += 8;
-	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another entry_size");
+	is_i64(history_format_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another entry_size");
 	h = good;
 	h.crash_size -= 8;
-	is_i64(history_file_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another crash_size");
+	is_i64(history_format_check_header((char *) &h, sizeof(h)), HF_FOREIGN, "header: another crash_size");
 }
 
 /* Payload sizes: a SAMPLE has 1 to 2^20 entries, a CRASH one, a STOP none */
@@ -424,8 +424,8 @@ test_walk(void)
 	uint32_t	crc;
 	int			good;
 
-	is_i64(history_file_check_header(file, file_len), HF_OK, "walk: the built file's header");
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: SAMPLE read");
+	is_i64(history_format_check_header(file, file_len), HF_OK, "walk: the built file's header");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: SAMPLE read");
 	e = (const history_entry *) payload;
 	ok(rec->kind == RECORD_SAMPLE && rec->count == 3 && payload == file + rec_off[0] + sizeof(*rec) &&
 	   off == rec_off[1], "walk: SAMPLE of 3, payload after it, offset past it");
@@ -434,16 +434,16 @@ test_walk(void)
 	crc = history_crc32c(0, payload, 3 * sizeof(history_entry));
 	crc = history_crc32c(history_crc32c(crc, &rec->kind, 4), &rec->count, 4);
 	is_i64(rec->crc, crc, "walk: the CRC is of the payload, then kind, then count (the file format)");
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: CRASH read");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: CRASH read");
 	c = (const history_crash *) payload;
 	ok(rec->kind == RECORD_CRASH && rec->count == 1 && off == rec_off[2] &&
 	   c->killed_pid == 102 && c->signal == 9 && c->killed.pid == 102, "walk: CRASH and its payload");
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: STOP read");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_OK, "walk: STOP read");
 	ok(rec->kind == RECORD_STOP && rec->count == 0 && off == rec_off[3], "walk: STOP, no payload");
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_END, "walk: then the end");
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_END, "walk: and the end again");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_END, "walk: then the end");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_END, "walk: and the end again");
 	off = file_len + 1;
-	is_i64(history_file_next(file, file_len, &off, &rec, &payload), HF_SHORT, "walk: offset past the end");
+	is_i64(history_format_next(file, file_len, &off, &rec, &payload), HF_SHORT, "walk: offset past the end");
 	ok(walk(file, file_len, &good) == HF_END && good == 3, "walk: on an exact copy, 3 records");
 	ok(walk(file, sizeof(history_file_header), &good) == HF_END && good == 0,
 	   "walk: a header alone is an empty history");
@@ -466,7 +466,7 @@ test_cut(void)
 		ok(!bad, "cut: at every length inside the %s, %d good records, then cut short", name[i], i);
 		if (bad)
 			printf("#   cut at %zu: %d good records, %s\n", bad, good,
-				   history_file_result_text(walk(file, bad, &good)));
+				   history_format_result_text(walk(file, bad, &good)));
 	}
 }
 
@@ -501,7 +501,7 @@ test_damage(void)
 		ok(!bad, "damage: any byte of the %s flipped (but its pad): %d good records, then damaged",
 		   name[i], i);
 		if (bad)
-			printf("#   flipped byte %zu: %d good records, %s\n", bad, good, history_file_result_text(r));
+			printf("#   flipped byte %zu: %d good records, %s\n", bad, good, history_format_result_text(r));
 	}
 	memcpy(copy, file, file_len);
 	copy[rec_off[0] + sizeof(history_record) + 3 * sizeof(history_entry) - 1] ^= 1;
