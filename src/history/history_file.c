@@ -253,6 +253,7 @@ write_failed(failure what, const char *path)
 			"The memory history is kept in shared memory only until a write of its file succeeds.";
 
 		errno = save;
+		/* a whole message each, as PostgreSQL's style has them (translatable) */
 		switch (what)
 		{
 			case FAILED_CREATE:
