@@ -15,6 +15,7 @@
 #include "storage/procarray.h"
 #include "utils/acl.h"
 #include "utils/backend_status.h"
+#include "utils/lsyscache.h"
 
 #include "history/activity.h"
 #include "server/members.h"
