@@ -24,7 +24,9 @@ DATA = $(wildcard $(EXTENSION)--*.sql)
 
 REGRESS = install columns size privileges bad_input methods system shapes hostile
 
-PG_CPPFLAGS = -I$(srcdir)/src -DPROCMEM_VERSION=\"$(EXTVERSION)\"
+# -iquote, not -I: "linux/kernel.h" is ours, but <linux/kernel.h>, which
+# system headers include (sys/sysinfo.h), must stay the kernel's
+PG_CPPFLAGS = -iquote $(srcdir)/src -DPROCMEM_VERSION=\"$(EXTVERSION)\"
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/test_kernel_truth test/unit/asan
 
 # The default version's install and upgrade scripts are assembled from the
@@ -84,7 +86,7 @@ pgtap:
 $(OBJS): $(wildcard src/*/*.h)
 
 # The /proc layer has no PostgreSQL headers: build its tests with plain cc.
-UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -Isrc
+UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -iquote src
 UNIT_LIB = $(sort $(wildcard $(addsuffix /*.c,$(PLAIN_DIRS))))
 UNIT_HDRS = $(wildcard $(addsuffix /*.h,$(PLAIN_DIRS))) test/unit/tap.h test/unit/procfile.h
 UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse test/unit/test_guard

@@ -53,7 +53,7 @@ def offsets():
                 '#define O(f) offsetof(history_entry, u.sys.f)\n'
                 'int main(void) { printf("%zu %zu %zu %zu %zu\\n", sizeof(history_entry), O(sample), '
                 'O(processes), O(reused), O(sample_us)); return 0; }\n')
-    subprocess.run(["cc", "-I", os.path.join(HERE, "..", "src"), "-o", exe, src], check=True)
+    subprocess.run(["cc", "-iquote", os.path.join(HERE, "..", "src"), "-o", exe, src], check=True)
     return dict(zip(("entry", "sample", "processes", "reused", "sample_us"),
                     map(int, subprocess.run([exe], check=True, capture_output=True, text=True).stdout.split())))
 

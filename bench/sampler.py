@@ -64,7 +64,7 @@ def entry_size():
         f.write('#include <stdio.h>\n#include "rules/history_format.h"\n'
                 'int main(void) { printf("%zu %zu\\n", sizeof(history_entry), sizeof(history_record)); '
                 'return 0; }\n')
-    subprocess.run(["cc", "-I", os.path.join(HERE, "..", "src"), "-o", exe, src], check=True)
+    subprocess.run(["cc", "-iquote", os.path.join(HERE, "..", "src"), "-o", exe, src], check=True)
     entry, record = map(int, subprocess.run([exe], check=True, capture_output=True,
                                             text=True).stdout.split())
     assert record == RECORD_HEADER, record
@@ -72,7 +72,7 @@ def entry_size():
 
 
 def ring_entries(history_kb, entry):
-    """As history.c: the ring's entries for pg_procmem.history_size."""
+    """As src/history/history_ring.c: the ring's entries for pg_procmem.history_size."""
     return max(history_kb * 1024 // entry, 16)
 
 

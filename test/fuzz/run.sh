@@ -15,7 +15,7 @@ echo "1..$(echo $targets | wc -w)"
 for t in $targets; do
 	n=$((n + 1))
 	clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-D_GNU_SOURCE -Isrc -o "$work/$t" "test/fuzz/$t.c" src/linux/*.c src/rules/*.c 2>"$work/$t.build" ||
+		-D_GNU_SOURCE -iquote src -o "$work/$t" "test/fuzz/$t.c" src/linux/*.c src/rules/*.c 2>"$work/$t.build" ||
 		{ echo "not ok $n - $t builds"; sed 's/^/# /' "$work/$t.build"; bad=1; continue; }
 	mkdir -p "$work/corpus-$t" "$work/seeds-$t"
 	case $t in

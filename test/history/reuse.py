@@ -59,7 +59,7 @@ def file_offsets():
                 'int main(void) { printf("%zu %zu %zu %zu %d\\n", sizeof(history_entry), '
                 'offsetof(history_entry, u.sys.sample), offsetof(history_entry, u.sys.reused), '
                 'offsetof(history_entry, u.proc.settings.entry_flags), HISTORY_PROC_REUSED); return 0; }\n')
-    subprocess.run(["cc", "-I", os.path.join(REPO, "src"), "-o", exe, src], check=True)
+    subprocess.run(["cc", "-iquote", os.path.join(REPO, "src"), "-o", exe, src], check=True)
     return [int(v) for v in subprocess.run([exe], check=True, capture_output=True, text=True).stdout.split()]
 
 

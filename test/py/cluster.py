@@ -230,7 +230,7 @@ def histfile(*args):
     if _histfile is None:
         d = tempfile.mkdtemp(prefix="histfile.")
         _histfile = os.path.join(d, "histfile")
-        subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I", os.path.join(REPO, "src"), "-o", _histfile,
+        subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-iquote", os.path.join(REPO, "src"), "-o", _histfile,
                         os.path.join(REPO, "test", "history", "histfile.c"),
                         os.path.join(REPO, "src", "rules", "history_format.c")],
                        check=True)

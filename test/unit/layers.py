@@ -26,6 +26,11 @@ PLAIN = {"linux", "rules"}
 UP_ALLOWED = {}
 MAX_LINES = 1000
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# every #include, however written (quotes, angle brackets, a macro)
+ANY_INCLUDE = re.compile(r'^\s*#\s*include\s*(\S.*?)\s*(?:/[/*].*)?$', re.M)
+# a macro naming a PostgreSQL header that moved between majors (compat.h)
+MACRO_INCLUDES = {"PROCMEM_QUERYJUMBLE_H"}
+ARCH = os.path.join(SRC, "..", "docs", "architecture.md")
 
 
 def layer_of(rel):
@@ -61,6 +66,23 @@ for f, text in sorted(files.items()):
         elif layer_of(f) in PLAIN:
             plain_pg.append("%s: %s" % (f, inc))
 tap.ok(not bad_target, "every project include names a file that exists", bad_target)
+
+# A project header reached another way (<layer/x.h>, "../layer/x.h", a bare
+# "x.h" beside the file, a macro) would slip past the checks above: every
+# include of a file of src/ is written "layer/x.h", and no other macro.
+odd = []
+for f, text in sorted(files.items()):
+    here = os.path.dirname(f)
+    for spec in ANY_INCLUDE.findall(text):
+        if spec[0] not in '<"':
+            if spec not in MACRO_INCLUDES:
+                odd.append("%s: #include %s" % (f, spec))
+            continue
+        name = spec[1:-1]
+        mine = {os.path.normpath(os.path.join(here, name)), os.path.normpath(name)} & set(files)
+        if mine and not (spec[0] == '"' and project_header(name) and name in files):
+            odd.append("%s: #include %s" % (f, spec))
+tap.ok(not odd, 'every include of a file of src/ is written "layer/file.h"', odd)
 tap.ok(not up, "no file includes a header from a layer above its own", up)
 tap.ok(len(UP_ALLOWED) <= 1, "at most one include runs up a layer, and says why", UP_ALLOWED)
 tap.ok(not plain_pg, "linux/ and rules/ include no PostgreSQL header (nor any outside them)", plain_pg)
@@ -107,4 +129,29 @@ tap.ok(cycle is None, "no module includes its way back to itself", " -> ".join(c
 long_files = ["%s: %d lines" % (f, t.count("\n")) for f, t in sorted(files.items())
               if f.endswith(".c") and t.count("\n") > MAX_LINES]
 tap.ok(not long_files, "no .c file passes %d lines" % MAX_LINES, long_files)
+
+# docs/architecture.md's Layout names every file of src/, and no other
+with open(ARCH, encoding="utf-8") as f:
+    arch = f.read()
+layout = arch[arch.index("## Layout"):]
+layout = layout[layout.index("```") + 3:]
+layout = layout[:layout.index("```")]
+named, folder = set(), None
+for line in layout.splitlines():
+    m = re.match(r"^src/([a-z_]+)/\s*$", line)
+    if m:
+        folder = m.group(1)
+        continue
+    m = re.match(r"^src/([a-z_]+\.[ch])\s", line)
+    if m:
+        named.add(m.group(1))
+        continue
+    m = re.match(r"^  ([a-z_]+)\.(\[ch\]|c|h)\s", line) if folder else None
+    if m:
+        for ext in ("c", "h") if m.group(2) == "[ch]" else (m.group(2),):
+            named.add("%s/%s.%s" % (folder, m.group(1), ext))
+    elif not line.startswith(" "):
+        folder = None
+tap.ok(named == set(files), "docs/architecture.md's Layout names every file of src/, and no other",
+       "not named: %s; not in src/: %s" % (sorted(set(files) - named), sorted(named - set(files))))
 tap.done()
