@@ -226,7 +226,8 @@ is "$(grep "^$EXT/" "$WORK/files" | tr '\n' ' ')" \
 	"$( (echo pg_procmem.control && git ls-files 'pg_procmem--*.sql') | sed "s|^|$EXT/|" | sort | tr '\n' ' ')" \
 	"its extension folder holds exactly the control file and the committed SQL scripts"
 # the JIT's bitcode: one .bc per object the Makefile builds, and the index
-read -ra objs <<<"$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' Makefile | sed -n 's/^OBJS *= *//p')"
+# (OBJS as make expands it: the Makefile lists src/'s folders by wildcard)
+read -ra objs <<<"$(make -s --no-print-directory -f Makefile -f <(echo 'print-objs: ; @echo $(OBJS)') print-objs)"
 is "$(grep "^$LIB/bitcode/" "$WORK/files" | tr '\n' ' ')" \
 	"$( (printf '%s\n' "${objs[@]/%.o/.bc}" | sed "s|^|$LIB/bitcode/pg_procmem/|" && echo "$LIB/bitcode/pg_procmem.index.bc") | sort | tr '\n' ' ')" \
 	"its bitcode is one .bc per object of the Makefile (${#objs[@]}) and pg_procmem.index.bc"
