@@ -68,10 +68,6 @@ procmem_read_oom(pid_t pid, procmem_reading *s)
 	return score == PROCFS_GONE || adj == PROCFS_GONE ? READ_GONE : READ_OK;
 }
 
-/*
- * smaps_rollup (Linux >= 4.14) is one pre-summed block; older kernels only
- * have smaps, whose per-mapping blocks the same parser sums.
- */
 /* Marks file f unreadable; returns whether the process has gone. */
 static int
 failed(procmem_reading *s, procmem_file f, procfs_result res)
@@ -82,6 +78,10 @@ failed(procmem_reading *s, procmem_file f, procfs_result res)
 	return 0;
 }
 
+/*
+ * smaps_rollup (Linux >= 4.14) is one pre-summed block; older kernels only
+ * have smaps, whose per-mapping blocks the same parser sums.
+ */
 static int
 read_smaps(pid_t pid, procmem_reading *s)
 {
