@@ -369,7 +369,6 @@ describe(history_guard_action *a, PgBackendStatus *b, const procmem_context_tota
 		 int ntotals)
 {
 	const procmem_context_total *t = procmem_contexts_find(totals, ntotals, a->pid);
-	bool		keep = t && t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
 	procmem_slot_who who;
 	procmem_slot_found found = SLOT_TORN;
 
@@ -383,7 +382,7 @@ describe(history_guard_action *a, PgBackendStatus *b, const procmem_context_tota
 		history_copy_cstr(a->datname, sizeof(a->datname), who.datname);
 	}
 	history_copy_cstr(a->application_name, sizeof(a->application_name), b->st_appname);
-	if (keep)
+	if (procmem_contexts_text_allowed(t))
 		history_copy_cstr(a->query, sizeof(a->query), pgstat_clip_activity(b->st_activity_raw));
 }
 

@@ -149,19 +149,31 @@ static const procmem_shmem_part crashes_part = {
 };
 
 /*
+ * Whether the exited child's statement text may be kept: its own
+ * keep_statement_text as its slot says it, the server's when it had a
+ * PGPROC but never claimed a slot (a role's, database's or session's
+ * setting would have). Fail closed: a slot torn by a write it was killed
+ * in, or no PGPROC of the pid (its setting is unknown), keeps it back.
+ */
+static bool
+text_allowed(const pm_crash *c, procmem_slot_found found)
+{
+	if (found == SLOT_READ)
+		return c->who.keep_text >= 0 ? c->who.keep_text != 0 : procmem_keep_statement_text;
+	return found == SLOT_NONE && procmem_keep_statement_text;
+}
+
+/*
  * The exited child's statement, as the postmaster reads it for its own
  * message (printable ASCII, the rest as '?', cut to
- * track_activity_query_size), unless its keep_statement_text (or the
- * server's) keeps statement text back; and whether it was cut or folded,
- * as far as its slot tells.
+ * track_activity_query_size), unless text_allowed() keeps it back; and
+ * whether it was cut or folded, as far as its slot tells.
  */
 static void
 read_query(pm_crash *c, procmem_slot_found found)
 {
 	int			cap = Min((int) sizeof(c->query), pgstat_track_activity_query_size);
-	/* a slot torn by a write it was killed in: its setting is unknown, keep back */
-	bool		keep = found == SLOT_TORN ? false :
-		c->slot_read && c->who.keep_text >= 0 ? c->who.keep_text != 0 : procmem_keep_statement_text;
+	bool		keep = text_allowed(c, found);
 	bool		same;
 	int			len;
 

@@ -81,17 +81,6 @@ new_entry(sample_state *st, history_kind kind, int32 pid)
 	return e;
 }
 
-/*
- * Whether a backend's statement text may be kept: its own
- * pg_procmem.keep_statement_text where it published one (a role's or a
- * session's setting), else the server's.
- */
-static bool
-text_allowed(const procmem_context_total *t)
-{
-	return t && t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
-}
-
 /* An entry's oom_score: HISTORY_NO_SCORE when unknown */
 static int32
 oom_score(const procmem_reading *s)
@@ -267,7 +256,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		history_copy_cstr(p->usename, sizeof(p->usename), w->usename);
 		history_copy_cstr(p->application_name, sizeof(p->application_name), w->appname);
 		history_copy_cstr(p->state, sizeof(p->state), w->state);
-		if (text_allowed(t))
+		if (procmem_contexts_text_allowed(t))
 			history_copy_cstr(p->query, sizeof(p->query), w->query);
 	}
 	else if (pid == PostmasterPid)

@@ -73,6 +73,8 @@ static int	publish_threshold_kb = 4096;
 static TimestampTz last_publish = 0;
 static bool last_was_big = false;	/* the next point publishes too: memory falls */
 static bool exit_callback_registered = false;
+/* The test-only hook (contexts.h), looked up in _PG_init: NULL unless preloaded */
+static void **slot_hook = NULL;
 
 /* Its user and database, as pg_stat_activity names them; looked up once */
 static char my_usename[NAMEDATALEN];
@@ -156,7 +158,12 @@ write_end(context_slot *slot)
 	END_CRIT_SECTION();
 }
 
-/* At exit the slot is emptied: a new owner never shows our figures. */
+/*
+ * At exit the slot's figures go (a new owner starts afresh: claim_slot()),
+ * but not who it was: pg_stat_activity shows the process, with its last
+ * statement, until after this runs, and the sampler must still find its
+ * keep_statement_text then.
+ */
 static void
 clear_slot(int code, Datum arg)
 {
@@ -165,9 +172,8 @@ clear_slot(int code, Datum arg)
 	if (slot == NULL || slot->pid != MyProcPid)
 		return;
 	write_begin(slot);
-	slot->pid = 0;
 	slot->publications = 0;
-	slot->keep_text = -1;
+	slot->exited = true;
 	write_end(slot);
 }
 
@@ -184,6 +190,7 @@ claim_slot(context_slot *slot)
 	slot->peak_bytes = 0;
 	slot->publications = 0;
 	slot->keep_text = -1;
+	slot->exited = false;
 	memset(&slot->who, 0, sizeof(slot->who));
 	said_start = 0;
 	/* a background worker by its own type, as pg_stat_activity names it */
@@ -503,6 +510,8 @@ procmem_contexts_init(void)
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
+	/* here, in the postmaster: its log hook must not allocate (14, 15) */
+	slot_hook = find_rendezvous_variable(PROCMEM_SLOT_HOOK);
 	procmem_shmem_register(&contexts_part);
 	procmem_hooks_register(&contexts_hooks);
 	RegisterXactCallback(contexts_xact_callback, NULL);
@@ -534,21 +543,30 @@ procmem_contexts_slots(void)
 	return shared ? shared->nslots : -1;
 }
 
+static bool
+slot_unreadable(int32 pid)
+{
+	return slot_hook != NULL && *slot_hook != NULL && ((procmem_slot_hook_fn) *slot_hook) (pid);
+}
+
 /*
  * Slot i, copied consistently: false when it is empty, or its pid is not
- * the live process at the slot's PGPROC (nobody else's figures).
+ * the live process at the slot's PGPROC (nobody else's figures). An
+ * exiting process's slot is read (no figures: publications 0).
  */
 bool
 procmem_contexts_read(int i, context_slot *copy)
 {
 	read_slot(&shared->slots[i], copy);
-	return copy->pid != 0 && procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) == copy->pid;
+	return copy->pid != 0 && procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) == copy->pid &&
+		!slot_unreadable(copy->pid);
 }
 
 /*
- * The published total and the statement-text setting of every live process
- * that said either, sorted by pid (palloc'd, *n of them); NULL without the
- * shared memory.
+ * The published total and the statement-text setting of every process with
+ * a PGPROC now, sorted by pid (palloc'd, *n of them); NULL without the
+ * shared memory. One whose slot is not its own never said anything
+ * (keep_text -1, bytes -1); one whose slot cannot be read is left out.
  */
 procmem_context_total *
 procmem_contexts_totals(int *n)
@@ -561,17 +579,37 @@ procmem_contexts_totals(int *n)
 	t = palloc(sizeof(procmem_context_total) * shared->nslots);
 	for (int i = 0; i < shared->nslots; i++)
 	{
+		pid_t		pid = procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]);
 		context_slot s;
 
-		if (!procmem_contexts_read(i, &s))
+		if (pid <= 0 || slot_unreadable(pid))
 			continue;
-		t[*n].pid = s.pid;
+		read_slot(&shared->slots[i], &s);
+		/* claimed after this read by a process that took the PGPROC since: next time */
+		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != pid)
+			continue;
+		t[*n].pid = pid;
+		if (s.pid != pid)
+		{
+			t[*n].keep_text = -1;
+			memset(&t[*n].settings, 0, sizeof(t[*n].settings));
+			t[(*n)++].bytes = -1;
+			continue;
+		}
 		t[*n].keep_text = s.keep_text;
 		t[*n].settings = s.who.settings;
 		t[(*n)++].bytes = s.publications > 0 ? s.total_bytes : -1;
 	}
 	qsort(t, *n, sizeof(procmem_context_total), procmem_pid_cmp);
 	return t;
+}
+
+bool
+procmem_contexts_text_allowed(const procmem_context_total *t)
+{
+	if (t == NULL)
+		return false;
+	return t->keep_text >= 0 ? t->keep_text != 0 : procmem_keep_statement_text;
 }
 
 const procmem_context_total *
@@ -593,16 +631,23 @@ procmem_slot_found
 procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 {
 	int			n = slot_count();
+	bool		has_pgproc = false;
 
 	if (shared == NULL || pid <= 0)
-		return SLOT_NONE;
+		return SLOT_GONE;
 	for (int i = 0; i < n; i++)
 	{
 		volatile context_slot *slot = &shared->slots[i];
 		uint32		before;
 
+		/* a killed process keeps its PGPROC; a slot left by an earlier owner of the pid does not */
+		if (ProcGlobal->allProcs[i].pid != pid)
+			continue;
+		has_pgproc = true;
 		if (slot->pid != pid)
 			continue;
+		if (slot_unreadable(pid))
+			return SLOT_TORN;
 		before = pg_atomic_read_u32(&shared->slots[i].changecount);
 		pg_read_barrier();
 		memcpy(out, (const void *) &slot->who, sizeof(*out));
@@ -619,7 +664,7 @@ procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 		out->query_head[sizeof(out->query_head) - 1] = '\0';
 		return SLOT_READ;
 	}
-	return SLOT_NONE;
+	return has_pgproc ? SLOT_NONE : SLOT_GONE;
 }
 
 /*

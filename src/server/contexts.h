@@ -43,11 +43,15 @@ extern void procmem_contexts_measure(int64 *total, int64 *freebytes, int32 *coun
 /* Publishes this process's totals now (its own row is then current). */
 extern void procmem_contexts_publish(void);
 
-/* What a live process published, for the sampler (pid first: procmem_pid_cmp) */
+/*
+ * What a live process published, for the sampler and the guard (pid first:
+ * procmem_pid_cmp). Every process with a PGPROC at the read has one: one
+ * that never claimed its slot said nothing (keep_text -1, bytes -1).
+ */
 typedef struct procmem_context_total
 {
 	int32		pid;
-	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	int32		keep_text;		/* its keep_statement_text; -1: never said */
 	int64		bytes;			/* its memory-context total; -1: not published */
 	history_settings settings;	/* its memory settings; 0: not said */
 } procmem_context_total;
@@ -56,6 +60,25 @@ typedef struct procmem_context_total
 extern procmem_context_total *procmem_contexts_totals(int *n);
 extern const procmem_context_total *procmem_contexts_find(const procmem_context_total *totals,
 														  int n, int32 pid);
+
+/*
+ * Whether the statement text of the process t found may be kept: its own
+ * keep_statement_text where it said one, the server's where it never said
+ * any (no role, database or session setting: that would have claimed its
+ * slot). Fail closed: no t (a process pg_stat_activity showed but whose
+ * slot could not be read: it exited, or its PGPROC went to another process
+ * in between) keeps the text back.
+ */
+extern bool procmem_contexts_text_allowed(const procmem_context_total *t);
+
+/*
+ * Test-only: test/modules/procmem_test sets the rendezvous variable of
+ * this name (in the postmaster, from its _PG_init: every process inherits
+ * it) to a procmem_slot_hook_fn that says a pid's slot cannot be read.
+ * NULL otherwise; no setting or SQL function reaches it.
+ */
+#define PROCMEM_SLOT_HOOK "pg_procmem_slot_hook"
+typedef bool (*procmem_slot_hook_fn) (int32 pid);
 
 /* Who a backend is and what it runs with, as it said in its slot */
 typedef struct procmem_slot_who
@@ -86,6 +109,7 @@ typedef struct context_slot
 	int32		contexts;
 	int32		publications;	/* 0: no totals yet */
 	int32		keep_text;		/* its pg_procmem.keep_statement_text; -1: not said */
+	bool		exited;			/* it is exiting: no figures, but still who it was */
 	context_entry top[TOP_CONTEXTS]; /* largest first; bytes 0: unused */
 	TimestampTz peak_at;
 	context_entry peak_top[TOP_CONTEXTS];	/* the largest at the peak */
@@ -102,14 +126,16 @@ extern bool procmem_contexts_read(int i, context_slot *copy);
 /* What procmem_contexts_dead() found */
 typedef enum procmem_slot_found
 {
-	SLOT_NONE = 0,				/* no slot of that pid: it said nothing */
+	SLOT_NONE = 0,				/* its PGPROC, but no slot: it said nothing */
 	SLOT_READ,
-	SLOT_TORN					/* it was killed while writing it */
+	SLOT_TORN,					/* it was killed while writing it (or a test says unreadable) */
+	SLOT_GONE					/* no PGPROC of that pid: nothing known */
 } procmem_slot_found;
 
 /*
  * In the postmaster: the slot of a child that exited abnormally, copied
- * once, without retrying.
+ * once, without retrying. Only SLOT_READ and SLOT_NONE tell its
+ * keep_statement_text (SLOT_NONE: the server's).
  */
 extern procmem_slot_found procmem_contexts_dead(int32 pid, procmem_slot_who *out);
 

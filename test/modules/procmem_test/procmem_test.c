@@ -10,7 +10,11 @@
  *		process's membership check and its read: delays each read, or stops
  *		the process; and starts processes that are not the server's although
  *		they pass one of its membership checks; and gives the backend type
- *		pg_procmem makes of any process's title.
+ *		pg_procmem makes of any process's title. Preloaded after
+ *		pg_procmem, procmem_test.unreadable_slots = on makes every
+ *		process's slot of pg_procmem's shared memory one that cannot be
+ *		read (its other test-only hook, contexts.h), in the sampler, the
+ *		guard and the postmaster alike.
  */
 #include "postgres.h"
 
@@ -26,13 +30,17 @@
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 
 #include "server/compat.h"		/* PG_SIG_IGN, PG_SIG_DFL before 19 */
 #include "linux/procfs.h"
 #include "linux/titles.h"
+#include "server/contexts.h"
 #include "server/walk.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
 
 PG_FUNCTION_INFO_V1(procmem_test_set_dumpable);
 PG_FUNCTION_INFO_V1(procmem_test_linger_on_exit);
@@ -331,4 +339,22 @@ procmem_test_title_type(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	titles_to_type(cmdline, len, cluster_name, PROCMEM_TITLE_FLAGS, type, sizeof(type));
 	PG_RETURN_TEXT_P(cstring_to_text(type));
+}
+
+/* procmem_test.unreadable_slots: every slot unreadable (contexts.h's test-only hook) */
+static bool unreadable_slots = false;
+
+static bool
+slot_unreadable(int32 pid)
+{
+	return unreadable_slots;
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("procmem_test.unreadable_slots",
+							 "Makes every slot of pg_procmem's shared memory one that cannot be read.",
+							 NULL, &unreadable_slots, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	*find_rendezvous_variable(PROCMEM_SLOT_HOOK) = (void *) slot_unreadable;
 }

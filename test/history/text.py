@@ -1,0 +1,146 @@
+"""Statement text fails closed (TAP): a process whose slot cannot be read
+has its text kept back everywhere pg_procmem takes it.
+
+Each process says in its slot of pg_procmem's shared memory whether its
+statement text may be kept (pg_procmem.keep_statement_text, as its role,
+database or session set it). Where that slot cannot be read (the process
+exited between pg_stat_activity's read and the slot's, its PGPROC went to
+another process, or it was killed while writing it), nobody knows its
+setting, and the text is kept back: in the sampler's history (the view and
+the file), in the guard's actions, and in the crash row the postmaster makes
+when it is killed. procmem_test (test/modules), preloaded after pg_procmem,
+makes every slot unreadable with procmem_test.unreadable_slots = on; with
+it off again, the text is kept, so each check below can fail.
+
+Run as root by scripts/test (the history suite) against a throwaway
+cluster of its own, which this test starts and crashes (as user postgres):
+
+    PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' python3 test/history/text.py
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from cluster import (HFILE, LOG, start, stop, newest, wait_until, session, close, end_sessions,  # noqa: E402
+                     pid_of, sampler_pid, crash_row, alter_system)
+from tap import ok, done, rows, value, execute  # noqa: E402
+
+SECRET = "text secret marker 4711"
+OPEN = "text open marker 0815"
+
+
+def holder(marker, app):
+    """A session whose statement holds a 2-million-group hash table (about
+    150 MB) while it sleeps, with marker in its text."""
+    return session("SET work_mem = '1GB'; SELECT pg_sleep(60), '%s' FROM (SELECT count(*) FROM "
+                   "generate_series(1, 2000000) g GROUP BY g) s LIMIT 1;" % marker, app)
+
+
+def asleep(app):
+    """Its hash table built, and it asleep on it: its pid (None: not yet)."""
+    pid = pid_of(app)
+    if pid and value("SELECT wait_event FROM pg_stat_activity WHERE pid = %d" % pid) == "PgSleep":
+        return pid
+    return None
+
+
+def file_has(marker):
+    with open(HFILE, "rb") as f:
+        return marker.encode() in f.read()
+
+
+def sampled(pid):
+    """Its rows in the history while it ran, after two more samples."""
+    n = newest()
+    wait_until(lambda: newest() >= n + 2, 15)
+    return rows("SELECT query, query_id FROM pg_procmem_history WHERE pid = %d AND state = 'active'" % pid)
+
+
+def guard_action(pid, since):
+    """The guard's 'would cancel' of pid in dry_run, against a 1 MB machine."""
+    alter_system("pg_procmem.guard = 'dry_run'", "pg_procmem.guard_limit = '1MB'",
+                 "pg_procmem.guard_threshold = 50")
+    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_guard_actions WHERE pid = %d "
+                             "AND action_number > %d" % (pid, since)) != "0", 20)
+    a = rows("SELECT action, query FROM pg_procmem_guard_actions WHERE pid = %d AND action_number > %d"
+             % (pid, since))
+    alter_system("pg_procmem.guard = 'off'")
+    return a
+
+
+def last_action():
+    return int(value("SELECT coalesce(max(action_number), 0) FROM pg_procmem_guard_actions"))
+
+
+def unreadable():
+    """Every slot unreadable: the text kept back in the view, the file, the
+    guard's action, its log line and the crash row."""
+    alter_system("procmem_test.unreadable_slots = on")
+    time.sleep(1)
+    log_from = os.path.getsize(LOG)
+    p = holder(SECRET, "text-secret")
+    try:
+        ok(wait_until(lambda: asleep("text-secret"), 60), "a statement holding a hash table, asleep")
+        pid = asleep("text-secret")
+        seen = sampled(pid)
+        ok(seen and all(r["query"] is None and r["query_id"] is not None for r in seen),
+           "slots unreadable: the history has its samples and query_id, not its text", seen)
+        a = guard_action(pid, last_action())
+        ok(a and all(r["query"] is None for r in a),
+           "... the guard's action on it (dry_run) has no text", a)
+        with open(LOG, errors="replace") as f:
+            f.seek(log_from)
+            said = [l for l in f.read().splitlines() if "pg_procmem guard: would cancel" in l
+                    or "(not kept)" in l]
+        ok(said and not any(SECRET in l for l in said) and any("(not kept)" in l for l in said),
+           "... nor its log line: '(not kept)'", said)
+        time.sleep(1.2)
+        ok(not file_has(SECRET), "... nor the history's file")
+        os.kill(pid, 9)
+        ok(crash_row(pid), "killed: its crash row, after the crash restart")
+        c = rows("SELECT query, query_from, report FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
+        ok(c and c[0]["query"] is None and SECRET not in (c[0]["report"] or ""),
+           "... without its text (its slot could not be read at its exit)", c)
+        wait_until(lambda: sampler_pid() is not None, 30)
+        time.sleep(1.5)
+        ok(not file_has(SECRET), "... and the file, rewritten with the crash row, has none either")
+    finally:
+        end_sessions("text-")
+        close(p)
+
+
+def readable():
+    """The same with readable slots: the text is kept (the checks above can fail)."""
+    alter_system("procmem_test.unreadable_slots = off")
+    time.sleep(1)
+    p = holder(OPEN, "text-open")
+    try:
+        ok(wait_until(lambda: asleep("text-open"), 60), "slots readable again: the same statement")
+        pid = asleep("text-open")
+        seen = sampled(pid)
+        ok(seen and all(OPEN in (r["query"] or "") for r in seen), "... its text in the history", seen)
+        a = guard_action(pid, last_action())
+        ok(a and all(OPEN in (r["query"] or "") for r in a), "... in the guard's action", a)
+        time.sleep(1.2)
+        ok(file_has(OPEN), "... and in the file")
+        os.kill(pid, 9)
+        ok(crash_row(pid), "killed: its crash row")
+        c = rows("SELECT query FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
+        ok(c and OPEN in (c[0]["query"] or ""), "... with its text", c)
+    finally:
+        end_sessions("text-")
+        close(p)
+
+
+def main():
+    start("-c shared_preload_libraries=pg_procmem,procmem_test")
+    execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
+    alter_system("pg_procmem.sample_interval = '1s'")
+    unreadable()
+    readable()
+    stop()
+    done()
+
+
+main()
