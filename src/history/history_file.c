@@ -516,8 +516,12 @@ history_file_load(const history_file_lists *from)
 	CloseTransientFile(fd);
 	report_load(&r, src.size);
 
-	/* appended to as it is, if it is whole and within its bound */
-	state->appendable = r.status == HF_END && src.size <= file_bound();
+	/*
+	 * appended to as it is, if it is whole and within its bound, and its
+	 * crash rows are this build's size (1.2.0's file is rewritten)
+	 */
+	state->appendable = r.status == HF_END && src.size <= file_bound() &&
+		r.crash_size == sizeof(history_crash);
 	state->dev = (uint64) st.st_dev;
 	state->ino = (uint64) st.st_ino;
 	state->size = src.size;

@@ -119,6 +119,12 @@ static const procfs_field v1_oom[] = {
 };
 KEYS(keys_cgroup_v1_oom, v1_oom, ' ', 0);
 
+/* /proc/vmstat: the machine's OOM kill counter (Linux 4.13+), where no memory cgroup counts */
+static const procfs_field vmstat_oom[] = {
+	PROCFS_FIELD(sysmem_cgmem, "oom_kill", oom_kill, 0),
+};
+KEYS(keys_vmstat_oom, vmstat_oom, ' ', 0);
+
 procfs_fieldset
 keys_fieldset(const procfs_keys *keys, void *target)
 {

@@ -35,5 +35,6 @@ extern const procfs_keys keys_cgroup_v2_events; /* memory.events */
 extern const procfs_keys keys_cgroup_v1_files;
 extern const procfs_keys keys_cgroup_v1_stat;	/* memory.stat */
 extern const procfs_keys keys_cgroup_v1_oom;	/* memory.oom_control */
+extern const procfs_keys keys_vmstat_oom;	/* /proc/vmstat's oom_kill, into sysmem_cgmem */
 
 #endif							/* PROCMEM_KEYS_H */

@@ -445,6 +445,21 @@ sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->peak = sysmem_read_limit(cg->dir, "memory.max_usage_in_bytes");
 }
 
+int64_t
+sysmem_read_oom_kills(const sysmem_cgroup *cg, int *machine)
+{
+	sysmem_cgmem m;
+
+	sysmem_cgmem_init(&m);
+	*machine = cg == NULL || (cg->version != 1 && cg->version != 2);
+	if (*machine)
+		read_keyed("/proc", "vmstat", &keys_vmstat_oom, &m);
+	else
+		read_keyed(cg->dir, cg->version == 2 ? "memory.events" : "memory.oom_control",
+				   cg->version == 2 ? &keys_cgroup_v2_events : &keys_cgroup_v1_oom, &m);
+	return m.oom_kill;
+}
+
 /* a + b (procfs_sum()); b may be missing when optional */
 static int64_t
 add_figure(int64_t a, int64_t b, int optional)

@@ -57,6 +57,16 @@ extern void sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m);
 extern void sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m);
 
 /*
+ * The OOM kill counter that counts the server's kills, alone (a small file,
+ * read often: the sampler places a kill between two reads of it): the
+ * memory cgroup's (v2 memory.events oom_kill, v1 memory.oom_control
+ * oom_kill), or with no memory cgroup (cg NULL, or version 0) the
+ * machine's, /proc/vmstat oom_kill. *machine says which. PROCFS_MISSING
+ * when unknown.
+ */
+extern int64_t sysmem_read_oom_kills(const sysmem_cgroup *cg, int *machine);
+
+/*
  * The cgroup's kernel memory: v2 kernel plus sock (socket buffers are
  * charged beside it), or before Linux 5.18, which has no kernel field, the
  * sum of its parts (slab, kernel_stack, pagetables, percpu, vmalloc, sock,

@@ -122,9 +122,23 @@ history_format_check_header(const char *buf, size_t len)
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != want.magic)
 		return HF_NOT_OURS;
+	/* 1.2.0's crash rows were shorter: they load, their new fields 0 */
+	if (h.crash_size == HISTORY_CRASH_SIZE_1_2)
+		h.crash_size = want.crash_size;
 	if (memcmp(&h, &want, sizeof(h)) != 0)
 		return HF_FOREIGN;
 	return HF_OK;
+}
+
+uint32_t
+history_format_crash_size(const char *buf, size_t len)
+{
+	history_file_header h;
+
+	if (history_format_check_header(buf, len) != HF_OK)
+		return sizeof(history_crash);
+	memcpy(&h, buf, sizeof(h));
+	return h.crash_size;
 }
 
 /* The CRC of a record: its payload's, then its kind and count */
@@ -134,8 +148,9 @@ record_crc(uint32_t payload_crc, uint32_t kind, uint32_t count)
 	return history_crc32c(history_crc32c(payload_crc, &kind, sizeof(kind)), &count, sizeof(count));
 }
 
-size_t
-history_record_payload(uint32_t kind, uint32_t count)
+/* A record's payload bytes in a file whose crash rows are crash_size bytes */
+static size_t
+payload_in(uint32_t kind, uint32_t count, uint32_t crash_size)
 {
 	switch (kind)
 	{
@@ -143,7 +158,7 @@ history_record_payload(uint32_t kind, uint32_t count)
 			/* a system entry at least */
 			return count >= 1 && count <= HISTORY_MAX_SAMPLE ? count * sizeof(history_entry) : 0;
 		case RECORD_CRASH:
-			return count == 1 ? sizeof(history_crash) : 0;
+			return count == 1 ? crash_size : 0;
 		case RECORD_GUARD:
 			return count == 1 ? sizeof(history_guard_action) : 0;
 		default:
@@ -151,11 +166,17 @@ history_record_payload(uint32_t kind, uint32_t count)
 	}
 }
 
+size_t
+history_record_payload(uint32_t kind, uint32_t count)
+{
+	return payload_in(kind, count, sizeof(history_crash));
+}
+
 /* Whether a record's kind and count make sense (a STOP has no payload) */
 static int
-record_sane(uint32_t kind, uint32_t count)
+record_sane(uint32_t kind, uint32_t count, uint32_t crash_size)
 {
-	return history_record_payload(kind, count) > 0 || (kind == RECORD_STOP && count == 0);
+	return payload_in(kind, count, crash_size) > 0 || (kind == RECORD_STOP && count == 0);
 }
 
 void
@@ -174,15 +195,16 @@ history_format_next(const char *buf, size_t len, size_t *off, const history_reco
 {
 	const history_record *r;
 	size_t		need;
+	uint32_t	crash_size = history_format_crash_size(buf, len);
 
 	if (*off == len)
 		return HF_END;
 	if (*off > len || len - *off < sizeof(history_record))
 		return HF_SHORT;
 	r = (const history_record *) (buf + *off);
-	if (!record_sane(r->kind, r->count))
+	if (!record_sane(r->kind, r->count, crash_size))
 		return HF_CORRUPT;
-	need = history_record_payload(r->kind, r->count);
+	need = payload_in(r->kind, r->count, crash_size);
 	if (len - *off - sizeof(history_record) < need)
 		return HF_SHORT;
 	if (record_crc(history_crc32c(0, buf + *off + sizeof(history_record), need),
@@ -270,6 +292,7 @@ typedef struct window
 	size_t		len;			/* valid bytes in buf */
 	uint64_t	bytes_read;
 	int			read_errno;
+	uint32_t	crash_size;		/* the file's crash rows' size (its header's) */
 } window;
 
 /* Reads len bytes at off: 0 when all came, 1 when the file ends first, -1 on error */
@@ -317,9 +340,9 @@ read_record(window *w, uint64_t off, history_record *r, size_t *payload)
 	rc = window_read(w, off, r, sizeof(*r));
 	if (rc != 0)
 		return rc < 0 ? HF_READ_ERROR : HF_SHORT;
-	if (!record_sane(r->kind, r->count))
+	if (!record_sane(r->kind, r->count, w->crash_size))
 		return HF_CORRUPT;
-	*payload = history_record_payload(r->kind, r->count);
+	*payload = payload_in(r->kind, r->count, w->crash_size);
 	if (w->src->size - off - sizeof(*r) < *payload)
 		return HF_SHORT;
 	return HF_OK;
@@ -391,7 +414,7 @@ history_load_result
 history_load(const history_source *src, const history_sink *sink, char *buf)
 {
 	history_load_result res;
-	window		w = {src, buf, 0, 0, 0, 0};
+	window		w = {src, buf, 0, 0, 0, 0, sizeof(history_crash)};
 	char		head[sizeof(history_file_header)];
 	size_t		head_len = src->size < sizeof(head) ? (size_t) src->size : sizeof(head);
 	uint64_t	off = sizeof(history_file_header);
@@ -406,6 +429,8 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		res.status = history_format_check_header(head, head_len);
 	if (res.status != HF_OK)
 		goto out;
+	w.crash_size = history_format_crash_size(head, head_len);
+	res.crash_size = w.crash_size;
 
 	/* first pass: every record's header; crash rows checked and kept */
 	for (;;)
@@ -426,7 +451,9 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		{
 			history_crash c;
 
-			if ((res.status = read_payload(&w, off, &r, &c, sizeof(c))) != HF_OK)
+			/* a shorter row (1.2.0's) has 0 in the fields it lacks */
+			memset(&c, 0, sizeof(c));
+			if ((res.status = read_payload(&w, off, &r, &c, w.crash_size)) != HF_OK)
 				break;
 			sink->crash(sink->arg, &c);
 			res.crashes++;

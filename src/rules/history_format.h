@@ -251,7 +251,29 @@ typedef struct history_crash
 	/* what a victim no sample saw can have grown by: from this to the limit */
 	int64_t		cgroup_usage_before;	/* the cgroup's usage at the last sample; -1: unknown */
 	int64_t		cgroup_limit_after; /* its effective limit when the row was made; -1: none */
+	/*
+	 * New in 1.3.0: 1.2.0 wrote rows of HISTORY_CRASH_SIZE_1_2 bytes, which
+	 * load with these 0. When the kill happened, where the OOM kill counter
+	 * (the cgroup's, else the machine's) placed it between two of the
+	 * sampler's reads of it: the figures above come from before it.
+	 */
+	int64_t		exited_at;		/* when the postmaster logged the exit; 0: unknown */
+	int64_t		killed_after;	/* the last read before the counter rose; 0: not placed */
+	int64_t		killed_by;		/* the first read after it (or the exit) */
+	int32_t		oom;			/* crash_oom */
+	int32_t		pad2;
 } history_crash;
+
+/* What the OOM kill counter says of a crash row's kill */
+typedef enum crash_oom
+{
+	CRASH_OOM_UNKNOWN = 0,		/* no counter, or a 1.2.0 row */
+	CRASH_OOM_COUNTED,			/* it rose across the kill: the OOM killer */
+	CRASH_OOM_NOT_COUNTED		/* it was read before and after, and did not rise */
+} crash_oom;
+
+/* sizeof(history_crash) in 1.2.0, whose files load (their rows' new fields 0) */
+#define HISTORY_CRASH_SIZE_1_2	3096
 
 /* What the memory guard did (guard_worker.c), or a backend past its own limit (guard_backend.c) */
 typedef enum history_guard_what
@@ -307,7 +329,7 @@ typedef struct history_file_header
 	uint32_t	magic;
 	uint32_t	version;
 	uint32_t	entry_size;		/* sizeof(history_entry) */
-	uint32_t	crash_size;		/* sizeof(history_crash) */
+	uint32_t	crash_size;		/* sizeof(history_crash); HISTORY_CRASH_SIZE_1_2 in 1.2.0's files */
 } history_file_header;
 
 typedef struct history_record
@@ -341,6 +363,8 @@ extern uint32_t history_crc32c_sw(uint32_t crc, const void *data, size_t len);
 
 extern void history_format_header_init(history_file_header *h);
 extern history_file_result history_format_check_header(const char *buf, size_t len);
+/* The size of the crash rows of the file whose header is at buf (checked; else the current one) */
+extern uint32_t history_format_crash_size(const char *buf, size_t len);
 
 /* Payload bytes of a record of this kind and count; 0 when it cannot be. */
 extern size_t history_record_payload(uint32_t kind, uint32_t count);
@@ -415,6 +439,7 @@ typedef struct history_load_result
 	uint32_t	crashes;
 	uint32_t	guard_actions;	/* RECORD_GUARD records, rewritten ones included */
 	uint64_t	bytes_read;
+	uint32_t	crash_size;		/* its crash rows' size: HISTORY_CRASH_SIZE_1_2 in 1.2.0's */
 	/*
 	 * The file, read to its end, ends with a sample: neither a clean stop
 	 * nor a crash row followed its run, which ended in a way the file does

@@ -172,6 +172,7 @@ typedef struct ring
 	int			crashes;
 	int			checks;
 	int64_t		crash_at[8];
+	history_crash last_crash;
 	int			guards;
 	history_guard_action guard[8];
 	int			bad;			/* the loader broke the protocol */
@@ -214,6 +215,7 @@ ring_crash(void *arg, const history_crash *c)
 	if (r->crashes < 8)
 		r->crash_at[r->crashes] = c->crashed_at;
 	r->crashes++;
+	r->last_crash = *c;
 }
 
 static void
@@ -360,7 +362,13 @@ test_header(void)
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
 	is_i64(sizeof(history_entry), 648, "header: an entry is 648 bytes (the format; history_format.h)");
-	is_i64(sizeof(history_crash), 3096, "header: a crash row is 3096 bytes");
+	is_i64(sizeof(history_crash), 3128, "header: a crash row is 3128 bytes (1.2.0's: 3096)");
+	h = good;
+	h.crash_size = HISTORY_CRASH_SIZE_1_2;
+	ok(history_format_check_header((char *) &h, sizeof(h)) == HF_OK &&
+	   history_format_crash_size((char *) &h, sizeof(h)) == HISTORY_CRASH_SIZE_1_2 &&
+	   history_format_crash_size((char *) &good, sizeof(good)) == sizeof(history_crash),
+	   "header: 1.2.0's, with its shorter crash rows, is good too, and says their size");
 	ok(history_setting_source_name(SOURCE_SESSION) && strcmp(history_setting_source_name(SOURCE_SESSION), "session") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_USER), "user") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_DATABASE_USER), "database user") == 0 &&
@@ -799,6 +807,48 @@ test_load_released(void)
 	free(data);
 }
 
+/*
+ * 1.2.0's crash rows, 3096 bytes, beside its samples: they load, with the
+ * fields 1.3.0 added 0, and the walk steps over them
+ */
+static void
+test_load_released_crash(void)
+{
+	builder		b = {NULL, 0, 0};
+	history_file_header h;
+	history_crash c;
+	ring		r;
+	memfile		m = {0};
+	history_load_result res;
+	size_t		off = sizeof(h);
+	const history_record *rec;
+	const char *payload;
+	int			walked = 0;
+
+	history_format_header_init(&h);
+	h.crash_size = HISTORY_CRASH_SIZE_1_2;
+	put(&b, &h, sizeof(h));
+	put_sample(&b, 1000, 3, 1);
+	memset(&c, 0x7f, sizeof(c));	/* what 1.2.0 had no room for is never read */
+	memset(&c, 0, HISTORY_CRASH_SIZE_1_2);
+	c.crashed_at = 2000;
+	c.killed_pid = 4242;
+	c.oom_kills_before = 3;
+	put_record(&b, RECORD_CRASH, 1, &c, HISTORY_CRASH_SIZE_1_2);
+	put_sample(&b, 3000, 2, 2);
+	res = load(b.buf, b.len, 16, &r, &m);
+	ok(res.status == HF_END && res.crash_size == HISTORY_CRASH_SIZE_1_2 && res.samples_loaded == 2 &&
+	   r.crashes == 1 && r.last_crash.crashed_at == 2000 && r.last_crash.killed_pid == 4242 &&
+	   r.last_crash.oom_kills_before == 3 && r.last_crash.exited_at == 0 && r.last_crash.killed_after == 0 &&
+	   r.last_crash.killed_by == 0 && r.last_crash.oom == CRASH_OOM_UNKNOWN,
+	   "released: 1.2.0's crash row (3096 bytes) loads between its samples, the fields 1.3.0 added 0");
+	unload(&r);
+	while (history_format_next(b.buf, b.len, &off, &rec, &payload) == HF_OK)
+		walked++;
+	ok(walked == 3 && off == b.len, "released: the walk steps over its crash row to the end");
+	free(b.buf);
+}
+
 static void
 test_exit_message(void)
 {
@@ -873,6 +923,7 @@ main(int argc, char **argv)
 	test_load_damaged_sample();
 	test_load_guard();
 	test_load_released();
+	test_load_released_crash();
 	test_exit_message();
 	test_copy_text();
 	free(file);
