@@ -1137,7 +1137,10 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT temp_buffers bigint,
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
-	OUT maintenance_work_mem_source text)
+	OUT maintenance_work_mem_source text,
+	OUT exited_at timestamptz,
+	OUT killed_after timestamptz,
+	OUT oom_killed boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1331,8 +1334,14 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- without a clean stop): who was killed, how that is known, who it was and
 -- what it ran, and what the last sample before it showed. killed_pid is set
 -- only when the postmaster logged it; guessed_pid (the highest oom_score at
--- the last sample) is a guess and says so. crashed_at is when the
--- postmaster logged the exit (restarted_at when it logged none). usename ..
+-- the last sample) is a guess and says so. crashed_at is when it was
+-- killed: where the OOM kill counter (the cgroup's, else the machine's)
+-- rose, the first of the sampler's reads of it that saw the rise (the kill
+-- came after killed_after, by crashed_at), else when the postmaster logged
+-- the exit (exited_at; restarted_at when it logged none). The victim dies
+-- seconds after an OOM kill under load, and samples taken meanwhile skip
+-- it: the figures come from the last sample that ended before the kill,
+-- and cgroup_oom_kills is the counter's rise across it. usename ..
 -- query and the memory settings are what the process said of itself,
 -- copied by the postmaster at its exit, else its last sample; query_from
 -- says which. query_id .. oom_score describe it at its last sample
@@ -1385,6 +1394,15 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								  COALESCE(c.backend_type, 'unknown type'),
 								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
 										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
+				-- when: the two reads of the counter on either side of the kill, and the exit
+				(1.5, CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
+						   THEN pg_catalog.format('OOM kill %s-%s, exit %s s on',
+								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
+								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
+								pg_catalog.round(GREATEST(pg_catalog.date_part('epoch', c.exited_at OPERATOR(pg_catalog.-)
+																			   c.crashed_at), 0)::numeric, 1))
+						   WHEN NOT c.oom_killed AND c.signal OPERATOR(pg_catalog.=) 9
+						   THEN 'no OOM kill counted: cause unknown' END),
 				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
@@ -2147,6 +2165,11 @@ BEGIN ATOMIC
 				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
 								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
 										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
+				CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
+					 THEN pg_catalog.format('the OOM killer killed it between %s and %s (its kill counter rose by %s); '
+											'it exited at %s', pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
+											pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'), c.cgroup_oom_kills,
+											pg_catalog.to_char(c.exited_at, 'HH24:MI:SS.MS')) END,
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name,
 						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
@@ -2250,14 +2273,15 @@ BEGIN ATOMIC
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name), ''),
 				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
-				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0 THEN 'the cgroup counted no OOM kill' END),
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0
+					 THEN 'the OOM kill counter, read before and after it, did not rise' END),
 		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
 				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
 					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
 				WHEN c.signal OPERATOR(pg_catalog.=) 9
-				THEN 'Killed by signal 9, but not by the OOM killer: an operator''s kill -9, or a supervisor (a '
-					 'liveness probe, a watchdog). A killed server process restarts every session: end one session '
-					 'with pg_terminate_backend() instead.'
+				THEN 'Killed by signal 9, cause unknown: no OOM kill was counted across it. An operator''s kill -9, '
+					 'or a supervisor (a liveness probe, a watchdog)? A killed server process restarts every session: '
+					 'end one session with pg_terminate_backend() instead.'
 				ELSE pg_catalog.format('It ended with %s: a crash, not a kill for memory (a bug in PostgreSQL or in an '
 									   'extension); every session was restarted. Report it with its query and '
 									   'version (SELECT version()).', v.how) END
@@ -2776,7 +2800,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.crashed_at IS 'when the postmaster logged the killed process''s exit; else restarted_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.crashed_at IS 'when it was killed: where the OOM kill counter rose, the first read that saw it (the kill came after killed_after, by this); else when the postmaster logged the exit (exited_at); else restarted_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.how_known IS 'postmaster log, guess: highest oom_score at the last sample, or unclean stop';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_pid IS 'the process whose exit the postmaster logged; NULL when it logged none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.guessed_pid IS 'a guess: the highest oom_score at the last sample';
@@ -2784,10 +2808,10 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.signal IS 'the signal that ende
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exit_code IS 'its exit code, as the postmaster logged';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.logged IS 'the postmaster''s message';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.restarted_at IS 'when the postmaster initialized shared memory again';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_oom_kills IS 'how much the cgroup''s OOM kill counter rose, from the run''s last two samples to the restart';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_oom_kills IS 'how much the OOM kill counter (the cgroup''s; without a memory cgroup, the machine''s) rose across the kill: 0, it was read before and after and did not rise; NULL, unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_usage_at_sample IS 'bytes: the cgroup''s usage at the last sample';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_limit IS 'bytes: its effective limit when the row was made; NULL: none';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_sample_at IS 'when the run''s last sample was taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_sample_at IS 'when the run''s last sample before the kill was taken (one that ended before killed_after, where the counter placed the kill)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.seconds_since_sample IS 'seconds from the last sample to crashed_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_seen_at IS 'the last sample that saw the process; NULL: none did';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_id IS 'its query_id at last_seen_at';
@@ -2816,6 +2840,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers IS 'bytes: the tem
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers_source IS 'where temp_buffers was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem_source IS 'where maintenance_work_mem was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exited_at IS 'when the postmaster logged the killed process''s exit; NULL when it logged none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill counter''s last read before it rose: the kill came after it (and by crashed_at); NULL when the counter placed no kill';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
 

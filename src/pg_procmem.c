@@ -15,6 +15,7 @@
 #include "history/crashes.h"
 #include "history/history_file.h"
 #include "history/history_ring.h"
+#include "history/oom_clock.h"
 #include "history/sampler.h"
 #include "server/contexts.h"
 #include "server/hooks.h"
@@ -33,6 +34,7 @@ _PG_init(void)
 	procmem_connections_init();
 	/* the memory history: the ring first (crashes.c reads its run's start) */
 	procmem_history_ring_init();
+	procmem_oom_clock_init();
 	procmem_crashes_init();
 	procmem_history_file_init();
 	procmem_sampler_init();

@@ -347,6 +347,11 @@ BEGIN ATOMIC
 				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
 								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
 										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
+				CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
+					 THEN pg_catalog.format('the OOM killer killed it between %s and %s (its kill counter rose by %s); '
+											'it exited at %s', pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
+											pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'), c.cgroup_oom_kills,
+											pg_catalog.to_char(c.exited_at, 'HH24:MI:SS.MS')) END,
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name,
 						   'database ' OPERATOR(pg_catalog.||) c.datname), ''),
@@ -450,14 +455,15 @@ BEGIN ATOMIC
 				NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 						   'application ' OPERATOR(pg_catalog.||) c.application_name), ''),
 				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
-				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0 THEN 'the cgroup counted no OOM kill' END),
+				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0
+					 THEN 'the OOM kill counter, read before and after it, did not rise' END),
 		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
 				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
 					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
 				WHEN c.signal OPERATOR(pg_catalog.=) 9
-				THEN 'Killed by signal 9, but not by the OOM killer: an operator''s kill -9, or a supervisor (a '
-					 'liveness probe, a watchdog). A killed server process restarts every session: end one session '
-					 'with pg_terminate_backend() instead.'
+				THEN 'Killed by signal 9, cause unknown: no OOM kill was counted across it. An operator''s kill -9, '
+					 'or a supervisor (a liveness probe, a watchdog)? A killed server process restarts every session: '
+					 'end one session with pg_terminate_backend() instead.'
 				ELSE pg_catalog.format('It ended with %s: a crash, not a kill for memory (a bug in PostgreSQL or in an '
 									   'extension); every session was restarted. Report it with its query and '
 									   'version (SELECT version()).', v.how) END

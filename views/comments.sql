@@ -380,7 +380,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.crashed_at IS 'when the postmaster logged the killed process''s exit; else restarted_at';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.crashed_at IS 'when it was killed: where the OOM kill counter rose, the first read that saw it (the kill came after killed_after, by this); else when the postmaster logged the exit (exited_at); else restarted_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.how_known IS 'postmaster log, guess: highest oom_score at the last sample, or unclean stop';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_pid IS 'the process whose exit the postmaster logged; NULL when it logged none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.guessed_pid IS 'a guess: the highest oom_score at the last sample';
@@ -388,10 +388,10 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.signal IS 'the signal that ende
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exit_code IS 'its exit code, as the postmaster logged';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.logged IS 'the postmaster''s message';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.restarted_at IS 'when the postmaster initialized shared memory again';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_oom_kills IS 'how much the cgroup''s OOM kill counter rose, from the run''s last two samples to the restart';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_oom_kills IS 'how much the OOM kill counter (the cgroup''s; without a memory cgroup, the machine''s) rose across the kill: 0, it was read before and after and did not rise; NULL, unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_usage_at_sample IS 'bytes: the cgroup''s usage at the last sample';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.cgroup_limit IS 'bytes: its effective limit when the row was made; NULL: none';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_sample_at IS 'when the run''s last sample was taken';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_sample_at IS 'when the run''s last sample before the kill was taken (one that ended before killed_after, where the counter placed the kill)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.seconds_since_sample IS 'seconds from the last sample to crashed_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.last_seen_at IS 'the last sample that saw the process; NULL: none did';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.query_id IS 'its query_id at last_seen_at';
@@ -420,6 +420,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers IS 'bytes: the tem
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.temp_buffers_source IS 'where temp_buffers was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem IS 'bytes: the maintenance_work_mem it ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem_source IS 'where maintenance_work_mem was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exited_at IS 'when the postmaster logged the killed process''s exit; NULL when it logged none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill counter''s last read before it rose: the kill came after it (and by crashed_at); NULL when the counter placed no kill';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
 

@@ -116,7 +116,10 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT temp_buffers bigint,
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
-	OUT maintenance_work_mem_source text)
+	OUT maintenance_work_mem_source text,
+	OUT exited_at timestamptz,
+	OUT killed_after timestamptz,
+	OUT oom_killed boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -310,8 +313,14 @@ COMMENT ON VIEW pg_procmem_history_system IS
 -- without a clean stop): who was killed, how that is known, who it was and
 -- what it ran, and what the last sample before it showed. killed_pid is set
 -- only when the postmaster logged it; guessed_pid (the highest oom_score at
--- the last sample) is a guess and says so. crashed_at is when the
--- postmaster logged the exit (restarted_at when it logged none). usename ..
+-- the last sample) is a guess and says so. crashed_at is when it was
+-- killed: where the OOM kill counter (the cgroup's, else the machine's)
+-- rose, the first of the sampler's reads of it that saw the rise (the kill
+-- came after killed_after, by crashed_at), else when the postmaster logged
+-- the exit (exited_at; restarted_at when it logged none). The victim dies
+-- seconds after an OOM kill under load, and samples taken meanwhile skip
+-- it: the figures come from the last sample that ended before the kill,
+-- and cgroup_oom_kills is the counter's rise across it. usename ..
 -- query and the memory settings are what the process said of itself,
 -- copied by the postmaster at its exit, else its last sample; query_from
 -- says which. query_id .. oom_score describe it at its last sample
@@ -364,6 +373,15 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								  COALESCE(c.backend_type, 'unknown type'),
 								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
 										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
+				-- when: the two reads of the counter on either side of the kill, and the exit
+				(1.5, CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
+						   THEN pg_catalog.format('OOM kill %s-%s, exit %s s on',
+								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
+								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
+								pg_catalog.round(GREATEST(pg_catalog.date_part('epoch', c.exited_at OPERATOR(pg_catalog.-)
+																			   c.crashed_at), 0)::numeric, 1))
+						   WHEN NOT c.oom_killed AND c.signal OPERATOR(pg_catalog.=) 9
+						   THEN 'no OOM kill counted: cause unknown' END),
 				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),

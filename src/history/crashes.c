@@ -36,6 +36,7 @@
 
 #include "history/crashes.h"
 #include "history/history_ring.h"
+#include "history/oom_clock.h"
 #include "linux/sysmem.h"
 #include "rules/exit_message.h"
 #include "server/contexts.h"
@@ -57,6 +58,8 @@ typedef struct pm_crash
 	char		message[256];
 	procmem_slot_who who;
 	char		query[HISTORY_CRASH_QUERY_LEN];	/* as the postmaster reads it */
+	bool		oom_read;		/* the sampler's reads of the OOM kill counter, */
+	oom_reads	oom;			/* ... copied at the exit (oom_clock.c) */
 } pm_crash;
 
 typedef struct crashes_shared
@@ -238,6 +241,8 @@ crashes_emit_log(ErrorData *edata)
 		found = procmem_contexts_dead(exit_logged.pid, &exit_logged.who);
 		exit_logged.slot_read = found == SLOT_READ;
 		read_query(&exit_logged, found);
+		/* when the OOM killer's counter last moved, as the sampler saw it */
+		exit_logged.oom_read = oom_clock_copy(&exit_logged.oom);
 		exit_was_last = 1;
 		return;
 	}
@@ -308,11 +313,17 @@ row_kept(TimestampTz crashed_at)
 	return false;
 }
 
-/* The server's cgroup now: its OOM kill counter and effective limit (-1: unknown, none) */
+/*
+ * The server's cgroup now: its OOM kill counter and effective limit (-1:
+ * unknown, none); and the counter the sampler reads between samples
+ * (oom_clock.c: the cgroup's, else the machine's), and which.
+ */
 typedef struct cgroup_now
 {
 	int64		oom_kills;
 	int64		limit;
+	int64		clock_kills;
+	int			clock_machine;
 } cgroup_now;
 
 static cgroup_now
@@ -320,14 +331,24 @@ read_cgroup_now(void)
 {
 	sysmem_cgroup cg;
 	sysmem_cgmem m;
-	cgroup_now now = {-1, -1};
+	cgroup_now now = {-1, -1, -1, 0};
 
+	now.clock_kills = oom_clock_read_now(&now.clock_machine);
 	if (sysmem_find_cgroup(&cg) != 0)
 		return now;
 	sysmem_read_cgmem(&cg, &m);
 	now.oom_kills = m.oom_kill;
 	now.limit = m.effective_limit;
 	return now;
+}
+
+/* When a sample ended (sample_wall_us: 0 in files older builds wrote) */
+static TimestampTz
+sample_end(uint64 p)
+{
+	const history_entry *e = history_ring_entry(p);
+
+	return e->sampled_at + Max(e->u.sys.sample_wall_us, 0);
 }
 
 /* Keeps the HISTORY_TOP largest overheads of a sample, largest first */
@@ -472,12 +493,62 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 }
 
 /*
- * A row for the run that began at run_started, from its last two samples
- * in the ring (read in place: the sampler is the ring's only writer). The
- * pid is the postmaster's (how = HOW_POSTMASTER_LOG), or the highest
- * oom_score at the last sample (HOW_GUESS_OOM_SCORE), or none. Who it was
- * and what it ran: what the postmaster copied at its exit, else its last
- * sample.
+ * Where the kill was: the OOM kill counter's reads the postmaster copied at
+ * the exit, against the counter now. Only an exit the postmaster logged has
+ * them, and only the same counter (the cgroup's, or the machine's) compares.
+ */
+static oom_window
+place_kill(history_how how, const pm_crash *seen, cgroup_now now)
+{
+	oom_reads	none;
+
+	if (how == HOW_POSTMASTER_LOG && seen->oom_read && seen->oom.machine == now.clock_machine)
+		return oom_window_place(&seen->oom, seen->crashed_at, now.clock_kills);
+	oom_reads_init(&none, now.clock_machine);
+	return oom_window_place(&none, 0, -1);
+}
+
+/*
+ * The killed process's entry: its latest in the run's samples up to the
+ * one at last (a sample after the kill skips it: its SIGKILL is pending),
+ * the same process as far as its start tells (a pid seen earlier in the run
+ * may have been another process's).
+ */
+static void
+find_killed(history_crash *c, TimestampTz run_started, uint64 last)
+{
+	uint64		end = history_ring_end();
+	bool		in_run = false;
+
+	for (uint64 p = history_ring_first_sample(); p < end; p++)
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		if (e->kind == HISTORY_SYSTEM)
+		{
+			if (p > last)
+				break;
+			in_run = e->u.sys.run_started == run_started;
+		}
+		else if (in_run && e->pid == c->killed_pid &&
+				 (c->backend_start == 0 || e->u.proc.backend_start == 0 ||
+				  e->u.proc.backend_start == c->backend_start))
+			c->killed = *e;
+	}
+}
+
+/*
+ * A row for the run that began at run_started, from its samples in the
+ * ring (read in place: the sampler is the ring's only writer). The pid is
+ * the postmaster's (how = HOW_POSTMASTER_LOG), or the highest oom_score at
+ * the last sample (HOW_GUESS_OOM_SCORE), or none. Who it was and what it
+ * ran: what the postmaster copied at its exit, else its last sample.
+ *
+ * Where the OOM kill counter placed the kill, "the last sample" is the last
+ * that ended before it: the victim takes a while to die (seconds under
+ * load), and the samples taken meanwhile skip it and count what it gives
+ * back as room. Its figures, the largest processes, the groups and the room
+ * come from there, and the counter's rise is the one across the kill.
  */
 static void
 make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz run_started,
@@ -487,8 +558,11 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	uint64		last = end, before = end;
 	int32		best_score = HISTORY_NO_SCORE;
 	int64		best_overhead = -1;
-
 	uint32		nprocesses = 0;
+	oom_window	w = place_kill(how, seen, now);
+	/* samples that ended by then are from before the kill */
+	TimestampTz until = w.oom == CRASH_OOM_COUNTED ? w.after :
+		how == HOW_POSTMASTER_LOG ? crashed_at : PG_INT64_MAX;
 
 	memset(c, 0, sizeof(*c));
 	c->crashed_at = crashed_at;
@@ -499,6 +573,12 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	c->oom_kills_after = now.oom_kills;
 	c->cgroup_usage_before = -1;
 	c->cgroup_limit_after = now.limit;
+	c->oom = w.oom;
+	if (w.oom == CRASH_OOM_COUNTED)
+	{
+		c->killed_after = w.after;
+		c->killed_by = w.by;
+	}
 	for (int i = 0; i < HISTORY_TOP; i++)
 		c->top_overhead[i] = -1;
 	if (how == HOW_POSTMASTER_LOG)
@@ -513,21 +593,27 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	}
 
 	for (uint64 p = history_ring_first_sample(); p < end; p = history_ring_next_sample(p))
-		if (history_ring_entry(p)->u.sys.run_started == run_started)
+		if (history_ring_entry(p)->u.sys.run_started == run_started && sample_end(p) <= until)
 		{
 			before = last;
 			last = p;
 		}
+	if (w.oom != CRASH_OOM_UNKNOWN)
+	{
+		c->oom_kills_before = w.kills_before;
+		c->oom_kills_after = w.kills_after;
+	}
 	if (last == end)
-		return;					/* the run took no sample */
+		return;					/* the run took no sample before it */
 	c->last_sample_at = history_ring_entry(last)->sampled_at;
 	c->cgroup_usage_before = history_ring_entry(last)->u.sys.cgroup_usage;
 	/*
-	 * The OOM kill counter over the run's last two samples: the kill counts
-	 * before its victim has exited, and a sample between the two (freeing
-	 * gigabytes takes a while) shows it alive and counted.
+	 * Without the counter's reads: the cgroup's counter over the run's last
+	 * two samples (the kill counts before its victim has exited, and a
+	 * sample between the two shows it alive and counted).
 	 */
-	c->oom_kills_before = history_ring_entry(before != end ? before : last)->u.sys.cgroup_oom_kills;
+	if (w.oom == CRASH_OOM_UNKNOWN)
+		c->oom_kills_before = history_ring_entry(before != end ? before : last)->u.sys.cgroup_oom_kills;
 
 	/* the last sample: the largest overheads, and the highest oom_score */
 	for (uint64 p = last + 1; p < end && history_ring_entry(p)->kind == HISTORY_PROCESS; p++)
@@ -548,21 +634,8 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 		nprocesses++;
 	}
 	find_groups(c, last + 1, nprocesses);
-
-	/*
-	 * The killed process in the run's last two samples only (one killed
-	 * while a sample was taken is missing from it): a pid seen earlier may
-	 * have been another process's. The latest entry wins.
-	 */
-	for (uint64 p = before != end ? before : last; c->killed_pid != 0 && p < end; p++)
-	{
-		const history_entry *e = history_ring_entry(p);
-
-		if (e->kind == HISTORY_SYSTEM && p != before && p != last)
-			break;
-		if (e->kind == HISTORY_PROCESS && e->pid == c->killed_pid)
-			c->killed = *e;
-	}
+	if (c->killed_pid != 0)
+		find_killed(c, run_started, last);
 	from_sample(c);
 }
 

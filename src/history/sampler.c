@@ -34,6 +34,7 @@
 #include "guard/guard.h"
 #include "history/crashes.h"
 #include "history/history_file.h"
+#include "history/oom_clock.h"
 #include "history/reuse_cache.h"
 #include "history/sample.h"
 #include "history/sampler.h"
@@ -170,6 +171,7 @@ procmem_sampler_main(Datum arg)
 
 	procmem_sample_start();
 	pressure_watch_init(&watch);
+	oom_clock_start();
 	start_history();
 
 	while (!ShutdownRequestPending)
@@ -208,6 +210,7 @@ procmem_sampler_main(Datum arg)
 			if (watch_interval_ms > 0 && now >= next_watch)
 			{
 				pressure = pressure_watch_tick(&watch, now, &thresholds);
+				oom_clock_tick();
 				/* at least 10 ms: the growth needs readings 200 ms apart among the last 32 */
 				next_watch = now + Max(watch_interval_ms, 10);
 			}
@@ -216,7 +219,10 @@ procmem_sampler_main(Datum arg)
 			due = sample_due(now, next, last, took, pressure);
 			if (now >= due)
 			{
+				/* read before and after: a kill between the two counts against neither end */
+				oom_clock_tick();
 				procmem_take_sample(&watch, pressure);
+				oom_clock_tick();
 				last = now;
 				took = procmem_monotonic_ms() - now;
 				/* on the interval's grid: a slow sample does not shift the next */

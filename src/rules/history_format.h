@@ -255,9 +255,9 @@ typedef struct history_crash
 	 * New in 1.3.0: 1.2.0 wrote rows of HISTORY_CRASH_SIZE_1_2 bytes, which
 	 * load with these 0. When the kill happened, where the OOM kill counter
 	 * (the cgroup's, else the machine's) placed it between two of the
-	 * sampler's reads of it: the figures above come from before it.
+	 * sampler's reads of it (crashed_at stays the exit's time, which names
+	 * the row): the figures above come from the last sample before it.
 	 */
-	int64_t		exited_at;		/* when the postmaster logged the exit; 0: unknown */
 	int64_t		killed_after;	/* the last read before the counter rose; 0: not placed */
 	int64_t		killed_by;		/* the first read after it (or the exit) */
 	int32_t		oom;			/* crash_oom */

@@ -41,7 +41,8 @@ static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HIS
 #define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
-static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2};
+#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 3)	/* exited_at, killed_after, oom_killed */
+static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2, CRASH_LOG_NCOLS_V1_3};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
 static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2};
 #define OOM_KILLS_NCOLS_V1_2 2
@@ -364,13 +365,15 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 	c = crashes_copy(&nc);
 	for (uint32 k = 0; k < nc; k++)
 	{
-		Datum		values[CRASH_LOG_NCOLS_V1_2];
-		bool		nulls[CRASH_LOG_NCOLS_V1_2];
+		Datum		values[CRASH_LOG_NCOLS_V1_3];
+		bool		nulls[CRASH_LOG_NCOLS_V1_3];
 		int			i = 0;
+		bool		placed = c[k].oom == CRASH_OOM_COUNTED && c[k].killed_by != 0;
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int32GetDatum(c[k].number);
-		put_time(values, nulls, i++, c[k].crashed_at);
+		/* crashed_at: the kill, where the OOM kill counter placed it; else the exit */
+		put_time(values, nulls, i++, placed ? c[k].killed_by : c[k].crashed_at);
 		values[i++] = CStringGetTextDatum(how_text(c[k].how));
 		/* a guess is never given as the killed process */
 		values[i] = Int32GetDatum(c[k].killed_pid);
@@ -389,7 +392,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		put_int8(values, nulls, i++, c[k].cgroup_limit_after);
 		put_time(values, nulls, i++, c[k].last_sample_at);
 		/* seconds_since_sample: both times known (crashed_at is column 1) */
-		values[i] = Float8GetDatum(((double) c[k].crashed_at - (double) c[k].last_sample_at) / 1000000.0);
+		values[i] = Float8GetDatum(((double) (placed ? c[k].killed_by : c[k].crashed_at) -
+									(double) c[k].last_sample_at) / 1000000.0);
 		nulls[i] = nulls[i - 1] || nulls[1];
 		i++;
 		if (c[k].killed.kind == HISTORY_PROCESS)
@@ -411,7 +415,15 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		put_top(values, nulls, i, &c[k]);
 		i += 3;
 		i = put_settings(values, nulls, i, &c[k].settings);
-		Assert(i == CRASH_LOG_NCOLS_V1_2);
+		/* exited_at: when the postmaster logged the exit */
+		put_time(values, nulls, i, c[k].crashed_at);
+		nulls[i++] |= c[k].how != HOW_POSTMASTER_LOG;
+		/* killed_after: the counter's last read before it rose */
+		put_time(values, nulls, i, c[k].killed_after);
+		nulls[i++] |= !placed;
+		values[i] = BoolGetDatum(c[k].oom == CRASH_OOM_COUNTED);
+		nulls[i++] = c[k].oom == CRASH_OOM_UNKNOWN;
+		Assert(i == CRASH_LOG_NCOLS_V1_3);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(c);

@@ -19,6 +19,7 @@
 
 #include "rules/exit_message.h"
 #include "rules/history_format.h"
+#include "rules/oom_window.h"
 #include "procfile.h"
 #include "tap.h"
 
@@ -362,7 +363,7 @@ test_header(void)
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
 	is_i64(sizeof(history_entry), 648, "header: an entry is 648 bytes (the format; history_format.h)");
-	is_i64(sizeof(history_crash), 3128, "header: a crash row is 3128 bytes (1.2.0's: 3096)");
+	is_i64(sizeof(history_crash), 3120, "header: a crash row is 3120 bytes (1.2.0's: 3096)");
 	h = good;
 	h.crash_size = HISTORY_CRASH_SIZE_1_2;
 	ok(history_format_check_header((char *) &h, sizeof(h)) == HF_OK &&
@@ -839,7 +840,7 @@ test_load_released_crash(void)
 	res = load(b.buf, b.len, 16, &r, &m);
 	ok(res.status == HF_END && res.crash_size == HISTORY_CRASH_SIZE_1_2 && res.samples_loaded == 2 &&
 	   r.crashes == 1 && r.last_crash.crashed_at == 2000 && r.last_crash.killed_pid == 4242 &&
-	   r.last_crash.oom_kills_before == 3 && r.last_crash.exited_at == 0 && r.last_crash.killed_after == 0 &&
+	   r.last_crash.oom_kills_before == 3 && r.last_crash.killed_after == 0 &&
 	   r.last_crash.killed_by == 0 && r.last_crash.oom == CRASH_OOM_UNKNOWN,
 	   "released: 1.2.0's crash row (3096 bytes) loads between its samples, the fields 1.3.0 added 0");
 	unload(&r);
@@ -847,6 +848,54 @@ test_load_released_crash(void)
 		walked++;
 	ok(walked == 3 && off == b.len, "released: the walk steps over its crash row to the end");
 	free(b.buf);
+}
+
+/* The sampler's reads of the OOM kill counter, then an exit at exited_at */
+static oom_window
+placed(const int64_t *kills, const int64_t *at, int n, int64_t exited_at, int64_t kills_now)
+{
+	oom_reads	r;
+
+	oom_reads_init(&r, 0);
+	for (int i = 0; i < n; i++)
+		oom_reads_note(&r, kills[i], at[i]);
+	return oom_window_place(&r, exited_at, kills_now);
+}
+
+/* When the OOM kill happened: between which two reads, and whether at all */
+static void
+test_oom_window(void)
+{
+	int64_t		s = 1000000;
+	oom_window	w;
+
+	w = placed(NULL, NULL, 0, 10 * s, 4);
+	ok(w.oom == CRASH_OOM_UNKNOWN && w.kills_before == -1, "oom: never read: unknown");
+	w = placed((int64_t[]) {3, 3}, (int64_t[]) {1 * s, 2 * s}, 2, 3 * s, 4);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 2 * s && w.by == 3 * s && w.kills_before == 3 && w.kills_after == 4,
+	   "oom: it rose after the last read: the kill between that read and the exit");
+	w = placed((int64_t[]) {3, 4, 4, 4}, (int64_t[]) {1 * s, 2 * s, 3 * s, 4 * s}, 4, 5 * s, 4);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 1 * s && w.by == 2 * s && w.kills_before == 3 && w.kills_after == 4,
+	   "oom: a rise seen 3 s before the exit (the victim slow to die): between the reads on either side of it");
+	w = placed((int64_t[]) {3, 4, 5}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 5);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 2 * s && w.by == 3 * s && w.kills_before == 4 && w.kills_after == 5,
+	   "oom: two rises: the latest");
+	w = placed((int64_t[]) {3, 4, 4}, (int64_t[]) {1 * s, 2 * s, 62 * s}, 3, 62 * s + 1, 4);
+	ok(w.oom == CRASH_OOM_NOT_COUNTED && w.kills_before == 4 && w.kills_after == 4,
+	   "oom: a rise 60 s and more before the exit, none since: not counted");
+	w = placed((int64_t[]) {3, 3}, (int64_t[]) {1 * s, 2 * s}, 2, 3 * s, 3);
+	ok(w.oom == CRASH_OOM_NOT_COUNTED, "oom: read before and after, no rise: not counted");
+	w = placed((int64_t[]) {3, 3}, (int64_t[]) {1 * s, 2 * s}, 2, 3 * s, -1);
+	ok(w.oom == CRASH_OOM_UNKNOWN && w.kills_before == -1, "oom: not read after the exit: unknown");
+	w = placed((int64_t[]) {5, 0}, (int64_t[]) {1 * s, 2 * s}, 2, 3 * s, 0);
+	ok(w.oom == CRASH_OOM_NOT_COUNTED, "oom: the counter went back (a cgroup made again): its past forgotten");
+	w = placed((int64_t[]) {5, 0, 1}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 1);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 2 * s && w.by == 3 * s && w.kills_before == 0,
+	   "oom: ... and a rise of the new one counts");
+	w = placed((int64_t[]) {3, 3}, (int64_t[]) {1 * s, 2 * s}, 2, 3 * s, 2);
+	ok(w.oom == CRASH_OOM_UNKNOWN, "oom: lower after the exit (another counter): unknown");
+	w = placed((int64_t[]) {3, -1, 3}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 3);
+	ok(w.oom == CRASH_OOM_NOT_COUNTED, "oom: an unreadable read changes nothing");
 }
 
 static void
@@ -924,6 +973,7 @@ main(int argc, char **argv)
 	test_load_guard();
 	test_load_released();
 	test_load_released_crash();
+	test_oom_window();
 	test_exit_message();
 	test_copy_text();
 	free(file);
