@@ -13,6 +13,10 @@ way on a busy machine. The incidents:
             pgbench's connections (user and application as pgbench's: a
             pool's connection): no sample sees it before the kernel kills
             it, and the row names it, not the pool
+  busy      a hash join (work_mem = 4GB) while a busy loop runs on each
+            core: the victim takes seconds to die, samples taken in
+            between skip it, and the crash row must come from the last
+            sample before the kill (the OOM kill counter's reads place it)
   sessions  the checkpointer writes out 200 MB of shared_buffers, then
             sessions of one user and application each fill 100 MB of
             temp_buffers (set in the session) and stay; the kernel kills
@@ -28,6 +32,7 @@ memory) and the advice's crash row. The limit is removed after each kill.
 """
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -39,7 +44,7 @@ from tap import ok, section, skip_rest, done, rows, value, execute, readme_quest
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
-INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,sessions").split(",")
+INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,sessions").split(",")
 HEADROOM = 700 << 20
 DBA = "oom_dba"                 # pg_monitor only
 HOG, HOG_APP = "oom_hog", "hogapp"
@@ -53,6 +58,9 @@ SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT g
         "AS x WHERE pg_sleep(CASE WHEN g % 10000 = 0 THEN {pause} ELSE 0 END) IS NOT NULL "
         "ORDER BY g DESC, pad) AS s /* {name} */;")
 TEMP = temp_buffers(100)
+# a hash join whose hash table grows to gigabytes (the issue's reproduction)
+HASH = ("SET work_mem = '4GB';\nSELECT count(*) FROM generate_series(1, 30000000) a(k) JOIN "
+        "(SELECT g AS k, md5(g::text) AS v FROM generate_series(1, 30000000) g) b USING (k) /* busy */;")
 
 
 def unreclaimable():
@@ -164,6 +172,59 @@ def check_hog(name, pid, query, user, app):
        % (name, pid), a.stdout + a.stderr)
 
 
+def busy_loops():
+    """A busy loop on each core, outside the server's cgroup: a machine
+    as loaded as the incidents this reproduces."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+
+
+def kernel_took(pid):
+    """The anonymous memory the kernel's OOM report gave pid (dmesg), in
+    bytes; None when it is not there."""
+    out = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    m = re.findall(r"Killed process %d \(.*?anon-rss:(\d+)kB" % pid, out)
+    return int(m[-1]) * 1024 if m else None
+
+
+def check_busy():
+    """The hash join killed on a busy machine: the row's figures from the
+    last sample before the kill, the advice naming the OOM killer."""
+    loops = busy_loops()
+    try:
+        pid = incident("busy", lambda started, killed: started.append(session(HASH, HOG_APP, HOG)))
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+    ok(pid is not None, "busy: the kernel killed PID %s" % pid)
+    if pid is None:
+        skip_rest("busy: nothing was killed")
+    took = kernel_took(pid)
+    c = rows("SELECT c.*, (SELECT count(*) FROM pg_procmem_history_system s WHERE s.sampled_at > c.killed_after "
+             "AND s.sampled_at < c.exited_at) AS samples_between, "
+             "c.killed_after <= c.crashed_at AND c.crashed_at <= c.exited_at "
+             "AND c.last_sample_at < c.killed_after AS ordered FROM pg_procmem_crashes c WHERE killed_pid = %d" % pid)
+    c = c[0] if c else {}
+    print("# busy: the kernel took %s MB of anonymous memory; the row: held %s MB at %s, killed after %s, by %s, "
+          "exited %s; %s samples between the kill and the exit" %
+          (took and took >> 20, c.get("overhead") and int(c["overhead"]) >> 20, c.get("last_seen_at"),
+           c.get("killed_after"), c.get("crashed_at"), c.get("exited_at"), c.get("samples_between")))
+    ok(c.get("oom_killed") == "t" and c.get("cgroup_oom_kills") not in (None, "0") and c.get("ordered") == "t",
+       "busy: the OOM kill counter placed the kill (last_sample_at < killed_after <= crashed_at <= exited_at) "
+       "and counted it", c)
+    ok(c.get("overhead") and took and abs(int(c["overhead"]) - took) <= took / 10,
+       "busy: it held %s MB at its last sample, within 10%% of the %s MB the kernel took" %
+       (c.get("overhead") and int(c["overhead"]) >> 20, took and took >> 20))
+    ok("held " in (c.get("report") or "") and "at its last sample" in c["report"] and "OOM kill " in c["report"]
+       and "no sample saw it" not in c["report"],
+       "busy: the report says what it held at its last sample, and when the OOM killer struck", c.get("report"))
+    a = as_dba("SELECT evidence, recommendation FROM pg_procmem_advice WHERE check_name = 'crash_restart' "
+               "AND evidence LIKE '%%(PID %d)%%'" % pid)
+    ok(a.returncode == 0 and "the OOM killer killed it between" in a.stdout and "cause unknown" not in a.stdout
+       and "not by the OOM killer" not in a.stdout,
+       "busy: the advice says the OOM killer killed it, and when", a.stdout + a.stderr)
+
+
 def check_sessions():
     """The checkpointer writes out 200 MB of shared_buffers (256 MB), and so
     touches them: it has the largest RSS, as on a busy server. Then the
@@ -192,7 +253,7 @@ def check_sessions():
 
 
 def main():
-    with section(18, "oom"):
+    with section(23, "oom"):
         incidents()
     done()
 
@@ -227,6 +288,11 @@ def incidents():
             pid = incident(name, hog(pause, name, user, app, after_sample=(name == "fast")))
             ok(pid is not None, "%s: the kernel killed PID %s" % (name, pid))
             check_hog(name, pid, SORT.format(pause=pause, name=name), user, app)
+
+    with section(5, "busy"):
+        if "busy" not in INCIDENTS:
+            skip_rest("busy: not in OOM_INCIDENTS")
+        check_busy()
 
     with section(3, "sessions"):
         if "sessions" not in INCIDENTS:
