@@ -1140,7 +1140,10 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT maintenance_work_mem_source text,
 	OUT exited_at timestamptz,
 	OUT killed_after timestamptz,
-	OUT oom_killed boolean)
+	OUT oom_killed boolean,
+	OUT state text,
+	OUT parallel_processes integer,
+	OUT parallel_overhead bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1166,7 +1169,10 @@ CREATE FUNCTION pg_procmem_crash_groups(
 	OUT temp_buffers bigint,
 	OUT temp_buffers_source text,
 	OUT maintenance_work_mem bigint,
-	OUT maintenance_work_mem_source text)
+	OUT maintenance_work_mem_source text,
+	OUT parallel_workers integer,
+	OUT largest_state text,
+	OUT largest_query text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1246,19 +1252,24 @@ COMMENT ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, tex
 -- "alice/etl: 11 sessions held 898 MB", "checkpointer: 1 process held 1 MB";
 -- terse, "11 alice/etl had 898 MB".
 CREATE FUNCTION pg_procmem_holder_text(backend_type text, usename text, application_name text,
-									   processes integer, overhead bigint, terse boolean DEFAULT false)
+									   processes integer, overhead bigint, terse boolean DEFAULT false,
+									   workers integer DEFAULT 0)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s had %4$s' ELSE '%1$s: %2$s%3$s held %4$s' END,
+RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s%5$s had %4$s' ELSE '%1$s: %2$s%3$s%5$s held %4$s' END,
 		   CASE WHEN backend_type OPERATOR(pg_catalog.=) 'client backend'
 				THEN COALESCE(NULLIF(pg_catalog.concat_ws('/', usename, application_name), ''), '?')
 				ELSE backend_type END,
-		   processes,
+		   processes OPERATOR(pg_catalog.-) COALESCE(workers, 0),
 		   CASE WHEN backend_type OPERATOR(pg_catalog.<>) 'client backend'
-				THEN CASE processes WHEN 1 THEN ' process' ELSE ' processes' END
-				WHEN processes OPERATOR(pg_catalog.=) 1 THEN ' session'
+				THEN CASE processes OPERATOR(pg_catalog.-) COALESCE(workers, 0) WHEN 1 THEN ' process' ELSE ' processes' END
+				WHEN processes OPERATOR(pg_catalog.-) COALESCE(workers, 0) OPERATOR(pg_catalog.=) 1 THEN ' session'
 				ELSE ' sessions' END,
-		   pg_catalog.pg_size_pretty(overhead));
+		   pg_catalog.pg_size_pretty(overhead),
+		   -- a parallel query's workers count with their leader's group
+		   CASE WHEN workers OPERATOR(pg_catalog.>) 0
+				THEN pg_catalog.format(CASE WHEN terse THEN ' +%s workers' ELSE ' and %s parallel workers' END, workers)
+				ELSE '' END);
 
 -- Whether a crash's victim held a small part of the memory, so that the
 -- largest group at the last sample (its processes, the largest one's pid,
@@ -1311,7 +1322,7 @@ COMMENT ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz
 										   text, text) IS
 'internal: what the crash rows'' words go by: the victim''s group, its overhead while running, the cgroup''s room';
 
-COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) IS
+COMMENT ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean, integer) IS
 'internal: a group of processes of a crash row, in words';
 COMMENT ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) IS
 'internal: whether a crash''s victim held a small part of the memory';
@@ -1356,9 +1367,9 @@ SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
 FROM @extschema@.pg_procmem_crash_log(false) AS c
 	 LEFT JOIN LATERAL (SELECT h.*,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead) AS line,
+									h.processes, h.overhead, false, h.parallel_workers) AS line,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, true) AS terse
+									h.processes, h.overhead, true, h.parallel_workers) AS terse
 						FROM @extschema@.pg_procmem_crash_groups(false) AS h
 						WHERE h.number OPERATOR(pg_catalog.=) c.number
 						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
@@ -1396,13 +1407,26 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
 				-- when: the two reads of the counter on either side of the kill, and the exit
 				(1.5, CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
-						   THEN pg_catalog.format('OOM kill %s-%s, exit %s s on',
+						   THEN pg_catalog.format('OOM kill %s-%s%s',
 								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
 								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
-								pg_catalog.round(GREATEST(pg_catalog.date_part('epoch', c.exited_at OPERATOR(pg_catalog.-)
-																			   c.crashed_at), 0)::numeric, 1))
+								CASE WHEN c.exited_at OPERATOR(pg_catalog.>) c.crashed_at
+									 THEN pg_catalog.format(', exit %s s on',
+										  pg_catalog.round(pg_catalog.date_part('epoch', c.exited_at
+											  OPERATOR(pg_catalog.-) c.crashed_at)::numeric, 1))
+									 ELSE ' (its exit)' END)
 						   WHEN NOT c.oom_killed AND c.signal OPERATOR(pg_catalog.=) 9
-						   THEN 'no OOM kill counted: cause unknown' END),
+						   THEN 'no OOM kill counted: cause unknown'
+						   -- the server killed whole: its last samples are all there is
+						   WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+						   THEN CASE WHEN c.oom_killed
+									 THEN pg_catalog.format('the OOM kill counter rose by %s: killed whole?',
+															c.cgroup_oom_kills)
+									 WHEN NOT c.oom_killed THEN 'no OOM kill counted: cause unknown'
+									 ELSE 'cause unknown' END END),
+				(1.6, CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+						   THEN 'its last sample at ' OPERATOR(pg_catalog.||)
+								pg_catalog.to_char(c.last_sample_at, 'YYYY-MM-DD HH24:MI:SS') END),
 				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
@@ -1418,6 +1442,13 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(pg_catalog.format(' (query started %s s before)',
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.query_start)::numeric, 1)), '') END),
+				-- between statements: what it holds is no statement's
+				(5.1, CASE WHEN c.state OPERATOR(pg_catalog.<>) 'active'
+						   THEN pg_catalog.format('it was %s then', c.state) END),
+				-- a parallel query: the leader and its workers are one holder
+				(5.2, CASE WHEN c.parallel_processes OPERATOR(pg_catalog.>) 1
+						   THEN pg_catalog.format('its parallel query: %s processes held %s', c.parallel_processes,
+								pg_catalog.pg_size_pretty(c.parallel_overhead)) END),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
@@ -1425,13 +1456,23 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								pg_catalog.pg_size_pretty(c.cgroup_limit OPERATOR(pg_catalog.-) c.cgroup_usage_at_sample)) END),
 				-- the largest group at the last sample, when it held the memory:
 				-- sessions like it, or others when it held little
-				(7, CASE WHEN v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
+				-- (when it was another group: the culprit, beside the victim)
+				(7, CASE WHEN v.elsewhere AND NOT v.same_group
+						 THEN 'culprit: ' OPERATOR(pg_catalog.||) h.line
+						 WHEN v.pid IS NULL OR v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
 						 THEN 'last sample: ' OPERATOR(pg_catalog.||) h.line END),
 				-- what to change, where it was set (pg_procmem_advice says more)
 				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
 						   WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
 						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
 								OPERATOR(pg_catalog.||) ')'
+						   -- not running a statement: no work_mem of one held it
+						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
+								AND @extschema@.pg_procmem_set_where(c.temp_buffers_source) IS NOT NULL
+						   THEN 'to change: its temp_buffers, set ' OPERATOR(pg_catalog.||)
+								@extschema@.pg_procmem_set_where(c.temp_buffers_source)
+						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
+						   THEN 'held between statements: see max_backend_memory'
 						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
 								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
@@ -1458,8 +1499,9 @@ COMMENT ON VIEW pg_procmem_crashes IS
 'crash restarts seen by the memory history: the killed process, who it was, what it ran, and who held the memory';
 
 -- Who held the memory at each crash row's last sample: the processes
--- grouped by user, application and backend type, the 3 largest groups by
--- total overhead (rank 1 first), with the largest one's memory settings.
+-- grouped by user, application and backend type (a parallel worker in its
+-- leader's group), the 3 largest groups by total overhead (rank 1 first),
+-- with the largest one's memory settings, state and statement.
 CREATE VIEW pg_procmem_crash_holders AS
 SELECT * FROM @extschema@.pg_procmem_crash_groups(false);
 
@@ -1467,7 +1509,8 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 'who held the memory before each crash restart: the largest groups of processes by user, application and type';
 
 -- Memory by query, by sampling: what the backends running each query_id
--- held while they ran it (active samples only), largest first. first_seen
+-- held while they ran it (active samples only), largest first; a parallel
+-- query's leader and workers together, once a sample. first_seen
 -- and last_seen are the times of its first and last samples, and query the
 -- text of the last (by sample number, not by a clock that may have stepped).
 -- Its memory is work_mem's, whatever the history holds: the rows are read
@@ -1475,17 +1518,27 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 -- found by sorts (DISTINCT ON), which spill past work_mem, not by arrays.
 CREATE VIEW pg_procmem_query_memory AS
 WITH h AS MATERIALIZED (
-	SELECT h.query_id, h.sample, h.sampled_at, h.pid, h.overhead, h.context_bytes, h.query
+	SELECT h.query_id, h.sample, h.sampled_at, h.pid, COALESCE(h.leader_pid, h.pid) AS leader, h.overhead,
+		   h.context_bytes, h.query
 	FROM @extschema@.pg_procmem_history AS h
 	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
+-- each run of it at each sample: a leader and its workers together
+e AS (
+	SELECT h.query_id, pg_catalog.sum(h.overhead)::bigint AS overhead,
+		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes
+	FROM h
+	GROUP BY h.query_id, h.sample, h.leader),
 a AS (
-	SELECT h.query_id,
+	SELECT e.query_id,
 		   pg_catalog.count(*) AS samples,
-		   pg_catalog.count(DISTINCT h.pid) AS backends,
-		   pg_catalog.max(h.overhead) AS max_overhead,
-		   pg_catalog.avg(h.overhead)::bigint AS mean_overhead,
-		   pg_catalog.max(h.context_bytes) AS max_context_bytes,
-		   pg_catalog.avg(h.context_bytes)::bigint AS mean_context_bytes
+		   pg_catalog.max(e.overhead) AS max_overhead,
+		   pg_catalog.avg(e.overhead)::bigint AS mean_overhead,
+		   pg_catalog.max(e.context_bytes) AS max_context_bytes,
+		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes
+	FROM e
+	GROUP BY e.query_id),
+b AS (
+	SELECT h.query_id, pg_catalog.count(DISTINCT h.pid) AS backends
 	FROM h
 	GROUP BY h.query_id),
 f AS (
@@ -1496,9 +1549,10 @@ l AS (
 	SELECT DISTINCT ON (h.query_id) h.query_id, h.sampled_at, h.query
 	FROM h
 	ORDER BY h.query_id, h.sample DESC)
-SELECT a.query_id, a.samples, a.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
+SELECT a.query_id, a.samples, b.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
 	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
 FROM a
+	 JOIN b ON b.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
 ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
@@ -1512,7 +1566,7 @@ REVOKE ALL ON FUNCTION pg_procmem_crash_log(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_groups(boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_oom_kills_baseline() FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint, boolean, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
@@ -1526,7 +1580,7 @@ GRANT EXECUTE ON FUNCTION pg_procmem_history_system_samples(boolean) TO pg_read_
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_log(boolean) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills_baseline(),
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
-	pg_procmem_holder_text(text, text, text, integer, bigint, boolean), pg_procmem_set_where(text),
+	pg_procmem_holder_text(text, text, text, integer, bigint, boolean, integer), pg_procmem_set_where(text),
 	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
 	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
@@ -2199,7 +2253,19 @@ BEGIN ATOMIC
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
-				CASE WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
+				CASE WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
+					 THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
+											'which no work_mem bounds (%s). End such sessions sooner '
+											'(idle_in_transaction_session_timeout, idle_session_timeout), and '
+											'pg_procmem.max_backend_memory bounds what one may hold.', c.state,
+											COALESCE('its temp_buffers, ' OPERATOR(pg_catalog.||)
+													 pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(v.said) AS x
+																			WHERE x LIKE 'temp_buffers =%'), ' (', 1)
+													 OPERATOR(pg_catalog.||) ' set '
+													 OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(c.temp_buffers_source)
+													 OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
+													 'a temporary table''s buffers, its caches, what a function kept'))
+					 WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
 											pg_catalog.split_part(v.said[1], ' (', 1),
@@ -2239,7 +2305,7 @@ BEGIN ATOMIC
 							 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
 							 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-							 h.processes, h.overhead) AS holders,
+							 h.processes, h.overhead, false, h.parallel_workers) AS holders,
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
 						 NULLIF(pg_catalog.array_to_string(s.holder_said, ', '), '') AS holder_settings,
 						 s.holder_said,
@@ -2275,7 +2341,13 @@ BEGIN ATOMIC
 				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
 				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0
 					 THEN 'the OOM kill counter, read before and after it, did not rise' END),
-		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' AND c.oom_killed
+				THEN pg_catalog.format('The OOM kill counter rose by %s after its last sample: the OOM killer took the '
+									   'postmaster, or every process at once (a container''s memory.oom.group = 1, as '
+									   'Kubernetes sets it). pg_procmem_crash_holders has who held the memory at the '
+									   'last sample; keep what the server can take within its limit (pg_procmem_headroom).',
+									   c.cgroup_oom_kills)
+				WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
 				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
 					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
 				WHEN c.signal OPERATOR(pg_catalog.=) 9
@@ -2842,6 +2914,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem_source IS 'where maintenance_work_mem was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exited_at IS 'when the postmaster logged the killed process''s exit; NULL when it logged none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill counter''s last read before it rose: the kill came after it (and by crashed_at); NULL when the counter placed no kill';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_seen_at (active, idle in transaction, ...): with a state but active, query is the statement it ran last';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
@@ -2852,7 +2927,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.rank IS '1 to 3: the grou
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.usename IS 'the group''s user';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.application_name IS 'the group''s application_name';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.backend_type IS 'the group''s backend type';
-COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.processes IS 'how many processes the group had';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.processes IS 'how many processes the group had (a parallel worker counts in its leader''s group)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.overhead IS 'bytes: their total overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest IS 'bytes: the largest one''s overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_pid IS 'the largest one''s pid';
@@ -2864,12 +2939,15 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers IS 'bytes: t
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers_source IS 'where it was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem IS 'bytes: the maintenance_work_mem the largest one ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_source IS 'where it was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.parallel_workers IS 'how many of its processes were parallel workers of its sessions';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_state IS 'the largest one''s state (active, idle in transaction, ...)';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_query IS 'the largest one''s statement (its last, when not active); NULL where keep_statement_text is off';
 
 -- pg_procmem_query_memory
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
-COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.samples IS 'how many samples saw a backend running it';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.samples IS 'how many times a sample saw it running: once a sample for each session running it (a parallel query''s leader and workers together)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.backends IS 'how many backends ran it (a parallel query''s workers count)';
-COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_overhead IS 'bytes: the largest overhead a sample saw a backend running it hold';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_overhead IS 'bytes: the most a sample saw a session running it hold (a parallel query: its leader and workers together)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_overhead IS 'bytes: the mean of those samples'' overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_context_bytes IS 'bytes: the largest published context total in those samples (lags: see docs)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'bytes: the mean of those samples'' published context totals';

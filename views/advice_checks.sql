@@ -381,7 +381,19 @@ BEGIN ATOMIC
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
-				CASE WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
+				CASE WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
+					 THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
+											'which no work_mem bounds (%s). End such sessions sooner '
+											'(idle_in_transaction_session_timeout, idle_session_timeout), and '
+											'pg_procmem.max_backend_memory bounds what one may hold.', c.state,
+											COALESCE('its temp_buffers, ' OPERATOR(pg_catalog.||)
+													 pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(v.said) AS x
+																			WHERE x LIKE 'temp_buffers =%'), ' (', 1)
+													 OPERATOR(pg_catalog.||) ' set '
+													 OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(c.temp_buffers_source)
+													 OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
+													 'a temporary table''s buffers, its caches, what a function kept'))
+					 WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
 											pg_catalog.split_part(v.said[1], ' (', 1),
@@ -421,7 +433,7 @@ BEGIN ATOMIC
 							 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
 							 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 						 @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-							 h.processes, h.overhead) AS holders,
+							 h.processes, h.overhead, false, h.parallel_workers) AS holders,
 						 NULLIF(pg_catalog.array_to_string(s.said, ', '), '') AS settings, s.said,
 						 NULLIF(pg_catalog.array_to_string(s.holder_said, ', '), '') AS holder_settings,
 						 s.holder_said,
@@ -457,7 +469,13 @@ BEGIN ATOMIC
 				'its query: ' OPERATOR(pg_catalog.||) pg_catalog.rtrim(@extschema@.pg_procmem_clip(c.query, 300), '; '),
 				CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.=) 0
 					 THEN 'the OOM kill counter, read before and after it, did not rise' END),
-		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
+		   CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop' AND c.oom_killed
+				THEN pg_catalog.format('The OOM kill counter rose by %s after its last sample: the OOM killer took the '
+									   'postmaster, or every process at once (a container''s memory.oom.group = 1, as '
+									   'Kubernetes sets it). pg_procmem_crash_holders has who held the memory at the '
+									   'last sample; keep what the server can take within its limit (pg_procmem_headroom).',
+									   c.cgroup_oom_kills)
+				WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
 				THEN 'If nobody stopped it with pg_ctl stop -m immediate, the postmaster was killed (protect it: the '
 					 'oom_postmaster check) or the machine went down; pg_procmem_history shows its last samples.'
 				WHEN c.signal OPERATOR(pg_catalog.=) 9

@@ -422,6 +422,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.maintenance_work_mem_source IS 'where maintenance_work_mem was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.exited_at IS 'when the postmaster logged the killed process''s exit; NULL when it logged none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill counter''s last read before it rose: the kill came after it (and by crashed_at); NULL when the counter placed no kill';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_seen_at (active, idle in transaction, ...): with a state but active, query is the statement it ran last';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
@@ -432,7 +435,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.rank IS '1 to 3: the grou
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.usename IS 'the group''s user';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.application_name IS 'the group''s application_name';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.backend_type IS 'the group''s backend type';
-COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.processes IS 'how many processes the group had';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.processes IS 'how many processes the group had (a parallel worker counts in its leader''s group)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.overhead IS 'bytes: their total overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest IS 'bytes: the largest one''s overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_pid IS 'the largest one''s pid';
@@ -444,12 +447,15 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers IS 'bytes: t
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.temp_buffers_source IS 'where it was set';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem IS 'bytes: the maintenance_work_mem the largest one ran with';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_source IS 'where it was set';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.parallel_workers IS 'how many of its processes were parallel workers of its sessions';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_state IS 'the largest one''s state (active, idle in transaction, ...)';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_query IS 'the largest one''s statement (its last, when not active); NULL where keep_statement_text is off';
 
 -- pg_procmem_query_memory
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
-COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.samples IS 'how many samples saw a backend running it';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.samples IS 'how many times a sample saw it running: once a sample for each session running it (a parallel query''s leader and workers together)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.backends IS 'how many backends ran it (a parallel query''s workers count)';
-COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_overhead IS 'bytes: the largest overhead a sample saw a backend running it hold';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_overhead IS 'bytes: the most a sample saw a session running it hold (a parallel query: its leader and workers together)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_overhead IS 'bytes: the mean of those samples'' overhead';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_context_bytes IS 'bytes: the largest published context total in those samples (lags: see docs)';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'bytes: the mean of those samples'' published context totals';

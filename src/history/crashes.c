@@ -342,6 +342,18 @@ read_cgroup_now(void)
 	return now;
 }
 
+/* The process entries that follow the system entry at p */
+static uint32
+sample_processes(uint64 p)
+{
+	uint64		end = history_ring_end();
+	uint32		n = 0;
+
+	while (p + 1 + n < end && history_ring_entry(p + 1 + n)->kind == HISTORY_PROCESS)
+		n++;
+	return n;
+}
+
 /* When a sample ended (sample_wall_us: 0 in files older builds wrote) */
 static TimestampTz
 sample_end(uint64 p)
@@ -418,12 +430,31 @@ from_sample(history_crash *c)
 		history_copy_text(c->query, sizeof(c->query), p->query, strnlen(p->query, sizeof(p->query)));
 }
 
-/* Orders a sample's process entries by user, application and backend type */
+/*
+ * A sample's process entry, and whose group it counts in: its own, or a
+ * parallel worker's leader's (a parallel query is one holder)
+ */
+typedef struct grouped
+{
+	const history_entry *e;
+	const history_process *key;
+} grouped;
+
+static int
+entry_pid_cmp(const void *a, const void *b)
+{
+	int32		x = (*(const history_entry *const *) a)->pid;
+	int32		y = (*(const history_entry *const *) b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Orders entries by their group's user, application and backend type */
 static int
 group_cmp(const void *a, const void *b)
 {
-	const history_process *x = &(*(const history_entry *const *) a)->u.proc;
-	const history_process *y = &(*(const history_entry *const *) b)->u.proc;
+	const history_process *x = ((const grouped *) a)->key;
+	const history_process *y = ((const grouped *) b)->key;
 	int			r;
 
 	if ((r = strncmp(x->usename, y->usename, sizeof(x->usename))) != 0 ||
@@ -432,64 +463,129 @@ group_cmp(const void *a, const void *b)
 	return strncmp(x->backend_type, y->backend_type, sizeof(x->backend_type));
 }
 
+/* A group being summed: what history_group holds, and what the row keeps beside it */
+typedef struct holder
+{
+	history_group g;
+	int32		workers;
+	const history_process *largest;
+} holder;
+
 /* Keeps a group if it is among the HISTORY_GROUPS largest, largest first */
 static void
-consider_group(history_crash *c, const history_group *g)
+consider_group(holder *top, const holder *h)
 {
 	int			k = HISTORY_GROUPS;
 
-	while (k > 0 && (c->groups[k - 1].processes == 0 || c->groups[k - 1].total < g->total))
+	while (k > 0 && (top[k - 1].g.processes == 0 || top[k - 1].g.total < h->g.total))
 		k--;
 	if (k == HISTORY_GROUPS)
 		return;
-	memmove(&c->groups[k + 1], &c->groups[k], (HISTORY_GROUPS - 1 - k) * sizeof(history_group));
-	c->groups[k] = *g;
+	memmove(&top[k + 1], &top[k], (HISTORY_GROUPS - 1 - k) * sizeof(holder));
+	top[k] = *h;
 }
 
 /*
  * Who held the memory at the sample whose n process entries start at
- * first: its processes grouped by user, application and backend type, the
- * HISTORY_GROUPS largest by total overhead.
+ * first: its processes grouped by user, application and backend type (a
+ * parallel worker with its leader), the HISTORY_GROUPS largest by total
+ * overhead, with their largest one's state and statement.
  */
 static void
 find_groups(history_crash *c, uint64 first, uint32 n)
 {
-	const history_entry **e;
-	history_group g;
+	const history_entry **by_pid;
+	grouped    *e;
+	holder		top[HISTORY_GROUPS + 1];
+	holder		h;
 
 	if (n == 0)
 		return;
-	e = palloc(sizeof(history_entry *) * n);
+	by_pid = palloc(sizeof(history_entry *) * n);
+	e = palloc(sizeof(grouped) * n);
 	for (uint32 i = 0; i < n; i++)
-		e[i] = history_ring_entry(first + i);
-	qsort(e, n, sizeof(e[0]), group_cmp);
-	memset(&g, 0, sizeof(g));
+		by_pid[i] = history_ring_entry(first + i);
+	qsort(by_pid, n, sizeof(by_pid[0]), entry_pid_cmp);
 	for (uint32 i = 0; i < n; i++)
 	{
-		const history_process *p = &e[i]->u.proc;
+		history_entry key;
+		const history_entry *k = &key, **leader = NULL;
 
-		if (g.processes > 0 && group_cmp(&e[i], &e[i - 1]) != 0)
+		e[i].e = history_ring_entry(first + i);
+		key.pid = e[i].e->u.proc.leader_pid;
+		if (key.pid != 0)
+			leader = bsearch(&k, by_pid, n, sizeof(by_pid[0]), entry_pid_cmp);
+		e[i].key = leader ? &(*leader)->u.proc : &e[i].e->u.proc;
+	}
+	qsort(e, n, sizeof(e[0]), group_cmp);
+	memset(top, 0, sizeof(top));
+	memset(&h, 0, sizeof(h));
+	for (uint32 i = 0; i < n; i++)
+	{
+		const history_process *p = &e[i].e->u.proc;
+
+		if (h.g.processes > 0 && group_cmp(&e[i], &e[i - 1]) != 0)
 		{
-			consider_group(c, &g);
-			memset(&g, 0, sizeof(g));
+			consider_group(top, &h);
+			memset(&h, 0, sizeof(h));
 		}
-		if (g.processes++ == 0)
+		if (h.g.processes++ == 0)
 		{
-			memcpy(g.usename, p->usename, sizeof(g.usename));
-			memcpy(g.application_name, p->application_name, sizeof(g.application_name));
-			memcpy(g.backend_type, p->backend_type, sizeof(g.backend_type));
+			memcpy(h.g.usename, e[i].key->usename, sizeof(h.g.usename));
+			memcpy(h.g.application_name, e[i].key->application_name, sizeof(h.g.application_name));
+			memcpy(h.g.backend_type, e[i].key->backend_type, sizeof(h.g.backend_type));
 		}
-		g.total += Max(p->overhead, 0);
-		if (g.largest_pid == 0 || p->overhead > g.largest)
+		if (e[i].key != p)
+			h.workers++;
+		h.g.total += Max(p->overhead, 0);
+		if (h.g.largest_pid == 0 || p->overhead > h.g.largest)
 		{
-			g.largest = p->overhead;
-			g.largest_pid = e[i]->pid;
-			g.settings = p->settings;
-			g.settings.entry_flags = 0;
+			h.g.largest = p->overhead;
+			h.g.largest_pid = e[i].e->pid;
+			h.g.settings = p->settings;
+			h.g.settings.entry_flags = 0;
+			h.largest = p;
 		}
 	}
-	consider_group(c, &g);
+	consider_group(top, &h);
+	for (int k = 0; k < HISTORY_GROUPS && top[k].g.processes > 0; k++)
+	{
+		c->groups[k] = top[k].g;
+		c->group_workers[k] = top[k].workers;
+		memcpy(c->group_state[k], top[k].largest->state, sizeof(c->group_state[k]));
+		memcpy(c->group_query[k], top[k].largest->query, sizeof(c->group_query[k]));
+	}
 	pfree(e);
+	pfree(by_pid);
+}
+
+/*
+ * The killed process's parallel query at the sample whose n process entries
+ * start at first: its leader and workers (leader_pid), their overhead.
+ */
+static void
+find_killed_group(history_crash *c, uint64 first, uint32 n)
+{
+	const history_process *p = &c->killed.u.proc;
+	int32		leader = p->leader_pid != 0 ? p->leader_pid : c->killed.pid;
+	int32		processes = 0;
+	int64		total = 0;
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		const history_entry *e = history_ring_entry(first + i);
+
+		if (e->pid == leader || e->u.proc.leader_pid == leader)
+		{
+			processes++;
+			total += Max(e->u.proc.overhead, 0);
+		}
+	}
+	if (processes > 1)
+	{
+		c->killed_group_processes = processes;
+		c->killed_group_overhead = total;
+	}
 }
 
 /*
@@ -518,6 +614,7 @@ static void
 find_killed(history_crash *c, TimestampTz run_started, uint64 last)
 {
 	uint64		end = history_ring_end();
+	uint64		sample = end, seen_in = end;
 	bool		in_run = false;
 
 	for (uint64 p = history_ring_first_sample(); p < end; p++)
@@ -529,12 +626,18 @@ find_killed(history_crash *c, TimestampTz run_started, uint64 last)
 			if (p > last)
 				break;
 			in_run = e->u.sys.run_started == run_started;
+			sample = p;
 		}
 		else if (in_run && e->pid == c->killed_pid &&
 				 (c->backend_start == 0 || e->u.proc.backend_start == 0 ||
 				  e->u.proc.backend_start == c->backend_start))
+		{
 			c->killed = *e;
+			seen_in = sample;
+		}
 	}
+	if (seen_in != end)
+		find_killed_group(c, seen_in + 1, sample_processes(seen_in));
 }
 
 /*
@@ -614,6 +717,13 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	 */
 	if (w.oom == CRASH_OOM_UNKNOWN)
 		c->oom_kills_before = history_ring_entry(before != end ? before : last)->u.sys.cgroup_oom_kills;
+	/*
+	 * A server killed whole (the postmaster too: a container's OOM kill with
+	 * memory.oom.group = 1) left no reads: the cgroup's counter at its last
+	 * samples against now. A cgroup made again starts at 0: unknown then.
+	 */
+	if (how == HOW_UNCLEAN_STOP && c->oom_kills_before >= 0 && c->oom_kills_after >= c->oom_kills_before)
+		c->oom = c->oom_kills_after > c->oom_kills_before ? CRASH_OOM_COUNTED : CRASH_OOM_NOT_COUNTED;
 
 	/* the last sample: the largest overheads, and the highest oom_score */
 	for (uint64 p = last + 1; p < end && history_ring_entry(p)->kind == HISTORY_PROCESS; p++)

@@ -261,7 +261,14 @@ typedef struct history_crash
 	int64_t		killed_after;	/* the last read before the counter rose; 0: not placed */
 	int64_t		killed_by;		/* the first read after it (or the exit) */
 	int32_t		oom;			/* crash_oom */
+	/* the killed process's parallel query at its sample: leader and workers */
+	int32_t		killed_group_processes; /* 0: it ran none */
+	int64_t		killed_group_overhead;
+	/* the groups' more (groups[] keeps 1.2.0's layout): a parallel worker counts in its leader's group */
+	int32_t		group_workers[HISTORY_GROUPS];	/* parallel workers among its processes */
 	int32_t		pad2;
+	char		group_state[HISTORY_GROUPS][HISTORY_STATE_LEN]; /* the largest one's state */
+	char		group_query[HISTORY_GROUPS][HISTORY_QUERY_LEN]; /* ... and its statement */
 } history_crash;
 
 /* What the OOM kill counter says of a crash row's kill */

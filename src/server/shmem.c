@@ -13,8 +13,10 @@
 
 #include "server/shmem.h"
 
-/* contexts.c, connections.c, history_ring.c, oom_clock.c, crashes.c, history_file.c,
- * guard_store.c; one to spare */
+/*
+ * contexts.c, connections.c, history_ring.c, oom_clock.c, crashes.c,
+ * history_file.c, guard_store.c; one to spare
+ */
 #define MAX_PARTS 8
 
 static const procmem_shmem_part *parts[MAX_PARTS];

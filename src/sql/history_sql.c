@@ -41,10 +41,11 @@ static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HIS
 #define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
-#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 3)	/* exited_at, killed_after, oom_killed */
+#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 6)	/* exited_at .. parallel_overhead */
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2, CRASH_LOG_NCOLS_V1_3};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
-static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2};
+#define CRASH_HOLDERS_NCOLS_V1_3 (CRASH_HOLDERS_NCOLS_V1_2 + 3)	/* parallel_workers .. largest_query */
+static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2, CRASH_HOLDERS_NCOLS_V1_3};
 #define OOM_KILLS_NCOLS_V1_2 2
 static const int oom_kills_shapes[] = {OOM_KILLS_NCOLS_V1_2};
 
@@ -423,6 +424,16 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		nulls[i++] |= !placed;
 		values[i] = BoolGetDatum(c[k].oom == CRASH_OOM_COUNTED);
 		nulls[i++] = c[k].oom == CRASH_OOM_UNKNOWN;
+		/* state, and its parallel query, at its last sample */
+		if (c[k].killed.kind == HISTORY_PROCESS)
+			FIELD(values, nulls, i, c[k].killed.u.proc.state);
+		else
+			nulls[i] = true;
+		i++;
+		values[i] = Int32GetDatum(c[k].killed_group_processes);
+		nulls[i++] = c[k].killed_group_processes <= 1;
+		values[i] = Int64GetDatum(c[k].killed_group_overhead);
+		nulls[i++] = c[k].killed_group_processes <= 1;
 		Assert(i == CRASH_LOG_NCOLS_V1_3);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -449,8 +460,8 @@ pg_procmem_crash_groups(PG_FUNCTION_ARGS)
 		for (int r = 0; r < HISTORY_GROUPS && c[k].groups[r].processes > 0; r++)
 		{
 			const history_group *g = &c[k].groups[r];
-			Datum		values[CRASH_HOLDERS_NCOLS_V1_2];
-			bool		nulls[CRASH_HOLDERS_NCOLS_V1_2];
+			Datum		values[CRASH_HOLDERS_NCOLS_V1_3];
+			bool		nulls[CRASH_HOLDERS_NCOLS_V1_3];
 			int			i = 0;
 
 			memset(nulls, 0, sizeof(nulls));
@@ -464,7 +475,14 @@ pg_procmem_crash_groups(PG_FUNCTION_ARGS)
 			put_int8(values, nulls, i++, g->largest);
 			values[i++] = Int32GetDatum(g->largest_pid);
 			i = put_settings(values, nulls, i, &g->settings);
-			Assert(i == CRASH_HOLDERS_NCOLS_V1_2);
+			values[i++] = Int32GetDatum(c[k].group_workers[r]);
+			FIELD(values, nulls, i++, c[k].group_state[r]);
+			if (procmem_keep_statement_text)
+				FIELD(values, nulls, i, c[k].group_query[r]);
+			else
+				nulls[i] = true;
+			i++;
+			Assert(i == CRASH_HOLDERS_NCOLS_V1_3);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	pfree(c);

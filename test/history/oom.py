@@ -17,6 +17,16 @@ way on a busy machine. The incidents:
             core: the victim takes seconds to die, samples taken in
             between skip it, and the crash row must come from the last
             sample before the kill (the OOM kill counter's reads place it)
+  parallel  a parallel sort (4 workers): the leader and its workers are one
+            holder, in the crash row and the holders
+  idle      a session idle in transaction holding 500 MB of temp_buffers
+            (set in its session) while a sort tips the cgroup over: the
+            kernel kills the idle one; the row says so, and what to change
+            is its temp_buffers, not a work_mem
+  whole     the server killed whole, postmaster included, right after an
+            OOM kill in its cgroup (a container's memory.oom.group = 1):
+            the unclean stop found at the next start names the OOM kill
+            and who held the memory at the last sample
   sessions  the checkpointer writes out 200 MB of shared_buffers, then
             sessions of one user and application each fill 100 MB of
             temp_buffers (set in the session) and stay; the kernel kills
@@ -44,7 +54,7 @@ from tap import ok, section, skip_rest, done, rows, value, execute, readme_quest
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
-INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,sessions").split(",")
+INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,parallel,idle,whole,sessions").split(",")
 HEADROOM = 700 << 20
 DBA = "oom_dba"                 # pg_monitor only
 HOG, HOG_APP = "oom_hog", "hogapp"
@@ -173,9 +183,10 @@ def check_hog(name, pid, query, user, app):
 
 
 def busy_loops():
-    """A busy loop on each core, outside the server's cgroup: a machine
-    as loaded as the incidents this reproduces."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    """Busy loops outside the server's cgroup, 16 a core: a machine as
+    loaded as the incidents this reproduces (a load of about 36 on two
+    cores, where a killed backend took 1.3 to 2.3 s to exit)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(16 * (os.cpu_count() or 2))]
 
 
 def kernel_took(pid):
@@ -225,6 +236,121 @@ def check_busy():
        "busy: the advice says the OOM killer killed it, and when", a.stdout + a.stderr)
 
 
+# a parallel sort over pgbench_accounts (scale 5: 500,000 rows), each row
+# joined to 100 of about 1 kB: every worker sorts its share in memory
+PARALLEL = ("SET work_mem = '8GB'; SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; "
+            "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;\n"
+            "SELECT count(*) FROM (SELECT a.aid, g, repeat('x', 1000) AS pad FROM pgbench_accounts a "
+            "CROSS JOIN generate_series(1, 100) g ORDER BY pad, g, a.aid) s /* parallel */;")
+
+
+def check_parallel():
+    """A parallel sort killed: its leader and workers are one holder."""
+    pid = incident("parallel", lambda started, killed: started.append(session(PARALLEL, HOG_APP, HOG)))
+    ok(pid is not None, "parallel: the kernel killed PID %s" % pid)
+    if pid is None:
+        skip_rest("parallel: nothing was killed")
+    c = rows("SELECT backend_type, parallel_processes, parallel_overhead, overhead, report "
+             "FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
+    c = c[0] if c else {}
+    h = rows("SELECT h.* FROM pg_procmem_crash_holders h JOIN pg_procmem_crashes c USING (number) "
+             "WHERE c.killed_pid = %d AND h.rank = 1" % pid)
+    h = h[0] if h else {}
+    print("# parallel: killed a %s; its parallel query: %s processes, %s bytes; rank 1: %s" %
+          (c.get("backend_type"), c.get("parallel_processes"), c.get("parallel_overhead"), h))
+    ok(c.get("parallel_processes") and int(c["parallel_processes"]) >= 2 and c.get("overhead")
+       and int(c["parallel_overhead"]) > int(c["overhead"]) and "its parallel query: " in (c.get("report") or ""),
+       "parallel: the crash row sums its parallel query (leader and workers) beyond what the killed one held", c)
+    ok(h.get("usename") == HOG and h.get("backend_type") == "client backend" and h.get("parallel_workers")
+       and int(h["parallel_workers"]) >= 1 and int(h["processes"]) == int(h["parallel_workers"]) + 1,
+       "parallel: the largest holder is its session, its workers counted with it, not a group of their own", h)
+
+
+def check_idle():
+    """A session idle in transaction holds 500 MB of temp_buffers; a sort
+    then tips the cgroup over, and the kernel kills the idle one."""
+    def cause(started, killed):
+        started.append(session("BEGIN;\n" + temp_buffers(500) + "\nSELECT 'filled';", "idleapp", ETL))
+        wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'idleapp' "
+                                 "AND state = 'idle in transaction' AND query LIKE 'SELECT ''filled''%'") == "1", 60)
+        grows()
+        started.append(session("SET work_mem = '8GB';\n" + SORT.format(pause=0.05, name="tipper"), HOG_APP, HOG))
+    pid = incident("idle", cause)
+    ok(pid is not None, "idle: the kernel killed PID %s" % pid)
+    if pid is None:
+        skip_rest("idle: nothing was killed")
+    c = rows("SELECT application_name, state, temp_buffers_source, report FROM pg_procmem_crashes "
+             "WHERE killed_pid = %d" % pid)
+    c = c[0] if c else {}
+    print("# idle: killed %s (%s)" % (c.get("application_name"), c.get("state")))
+    if c.get("application_name") != "idleapp":
+        skip_rest("idle: the kernel killed the sort, not the idle session")
+    ok(c.get("state") == "idle in transaction" and "it was idle in transaction then" in (c.get("report") or "")
+       and "to change: its temp_buffers, set in its session" in c["report"] and "work_mem" not in c["report"],
+       "idle: the crash row says it was idle in transaction, and that its temp_buffers (set in its session) "
+       "is what to change, not a work_mem", c)
+    a = as_dba("SELECT recommendation FROM pg_procmem_advice WHERE check_name = 'crash_restart' "
+               "AND evidence LIKE '%%(PID %d)%%'" % pid)
+    ok(a.returncode == 0 and "idle in transaction" in a.stdout and "between statements" in a.stdout
+       and "lower it there" not in a.stdout,
+       "idle: the advice says it held the memory between statements, not that a work_mem should go down",
+       a.stdout + a.stderr)
+
+
+def oom_kills():
+    """The cgroup's OOM kill counter now."""
+    for name in ("memory.events", "memory.oom_control"):
+        path = os.path.join(CGROUP, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                return int(dict(l.split()[:2] for l in f).get("oom_kill", -1))
+    return -1
+
+
+def check_whole():
+    """A process of the cgroup (not the server's) grows until the kernel
+    kills it, and every process of the cgroup is killed with it, the
+    postmaster too, as memory.oom.group = 1 does; then the server starts
+    again."""
+    holder = session(TEMP, "wholeapp", ETL)
+    wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'wholeapp' "
+                             "AND state = 'idle'") == "1", 60)
+    grows(30)
+    kills = oom_kills()
+    cgroup_memory_limit(CGROUP, unreclaimable() + HEADROOM)
+    try:
+        hog = subprocess.Popen([sys.executable, "-c", "import time\nb = []\nwhile True:\n"
+                                "    b.append(b'x' * (20 << 20))\n    time.sleep(0.01)"],
+                               preexec_fn=into_cgroup(CGROUP))
+        counted = wait_until(lambda: oom_kills() > kills, 120, 0.01)
+        with open(os.path.join(CGROUP, "cgroup.procs")) as f:
+            for pid in f.read().split():
+                try:
+                    os.kill(int(pid), 9)
+                except ProcessLookupError:
+                    pass
+        hog.wait(30)
+    finally:
+        cgroup_memory_limit(CGROUP, None)
+        close(holder)
+    ok(counted, "whole: the kernel's OOM kill counted, then every process of the cgroup killed")
+    pg_ctl("-m", "fast", "start", "-o", OPTS, preexec_fn=into_cgroup(CGROUP))
+    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes WHERE how_known = 'unclean stop' "
+                             "AND crashed_at > now() - interval '2 minutes'") == "1", 60)
+    c = rows("SELECT c.number, c.oom_killed, c.cgroup_oom_kills, c.last_sample_at, c.report, "
+             "(SELECT count(*) FROM pg_procmem_crash_holders h WHERE h.number = c.number) AS holders "
+             "FROM pg_procmem_crashes c WHERE how_known = 'unclean stop' ORDER BY number DESC LIMIT 1")
+    c = c[0] if c else {}
+    ok(c.get("oom_killed") == "t" and c.get("cgroup_oom_kills") not in (None, "0") and c.get("last_sample_at")
+       and int(c.get("holders") or 0) >= 1 and "the OOM kill counter rose by" in (c.get("report") or "")
+       and "last sample: " in c["report"] and "%s/wholeapp" % ETL in c["report"],
+       "whole: the unclean stop found at the next start names the OOM kill, its last sample and who held "
+       "the memory then (the session holding temp_buffers)", c)
+    a = as_dba("SELECT recommendation FROM pg_procmem_advice WHERE check_name = 'unclean_stop'")
+    ok(a.returncode == 0 and "The OOM kill counter rose by" in a.stdout and "memory.oom.group" in a.stdout,
+       "whole: the advice names the OOM killer, and memory.oom.group", a.stdout + a.stderr)
+
+
 def check_sessions():
     """The checkpointer writes out 200 MB of shared_buffers (256 MB), and so
     touches them: it has the largest RSS, as on a busy server. Then the
@@ -253,7 +379,7 @@ def check_sessions():
 
 
 def main():
-    with section(23, "oom"):
+    with section(35, "oom"):
         incidents()
     done()
 
@@ -293,6 +419,21 @@ def incidents():
         if "busy" not in INCIDENTS:
             skip_rest("busy: not in OOM_INCIDENTS")
         check_busy()
+
+    with section(3, "parallel"):
+        if "parallel" not in INCIDENTS:
+            skip_rest("parallel: not in OOM_INCIDENTS")
+        check_parallel()
+
+    with section(3, "idle"):
+        if "idle" not in INCIDENTS:
+            skip_rest("idle: not in OOM_INCIDENTS")
+        check_idle()
+
+    with section(3, "whole"):
+        if "whole" not in INCIDENTS:
+            skip_rest("whole: not in OOM_INCIDENTS")
+        check_whole()
 
     with section(3, "sessions"):
         if "sessions" not in INCIDENTS:
