@@ -289,7 +289,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT oom_killed boolean,
 	OUT state text,
 	OUT parallel_processes integer,
-	OUT parallel_overhead bigint)
+	OUT parallel_overhead bigint,
+	OUT plan_memory text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -556,7 +557,8 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						   THEN pg_catalog.format('OOM kill %s-%s%s',
 								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
 								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
-								CASE WHEN c.exited_at OPERATOR(pg_catalog.>) c.crashed_at
+								CASE WHEN c.exited_at OPERATOR(pg_catalog.-) c.crashed_at
+										  OPERATOR(pg_catalog.>=) '0.05 s'::interval
 									 THEN pg_catalog.format(', exit %s s on',
 										  pg_catalog.round(pg_catalog.date_part('epoch', c.exited_at
 											  OPERATOR(pg_catalog.-) c.crashed_at)::numeric, 1))
@@ -619,6 +621,9 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								@extschema@.pg_procmem_set_where(c.temp_buffers_source)
 						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
 						   THEN 'held between statements: see max_backend_memory'
+						   -- a plan with no sort or hash: no work_mem held it
+						   WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
+						   THEN 'no sort or hash in it: see max_backend_memory'
 						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
 								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
@@ -1411,6 +1416,11 @@ BEGIN ATOMIC
 													 OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(c.temp_buffers_source)
 													 OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
 													 'a temporary table''s buffers, its caches, what a function kept'))
+					 WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
+					 THEN 'Its statement had no sort or hash, whose memory work_mem bounds: what grew was its own '
+						  '(a function''s variables, an array or a value it built, an aggregate''s state), which no '
+						  'work_mem bounds; pg_procmem.max_backend_memory does. Find what grows (EXPLAIN ANALYZE, '
+						  'the function''s code) on a copy.'
 					 WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
@@ -2063,6 +2073,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill c
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_seen_at (active, idle in transaction, ...): with a state but active, query is the statement it ran last';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: sort, hash, sort and hash, or none; NULL: not said';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';

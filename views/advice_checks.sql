@@ -393,6 +393,11 @@ BEGIN ATOMIC
 													 OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(c.temp_buffers_source)
 													 OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
 													 'a temporary table''s buffers, its caches, what a function kept'))
+					 WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
+					 THEN 'Its statement had no sort or hash, whose memory work_mem bounds: what grew was its own '
+						  '(a function''s variables, an array or a value it built, an aggregate''s state), which no '
+						  'work_mem bounds; pg_procmem.max_backend_memory does. Find what grows (EXPLAIN ANALYZE, '
+						  'the function''s code) on a copy.'
 					 WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
 											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',

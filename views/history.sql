@@ -122,7 +122,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT oom_killed boolean,
 	OUT state text,
 	OUT parallel_processes integer,
-	OUT parallel_overhead bigint)
+	OUT parallel_overhead bigint,
+	OUT plan_memory text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -389,7 +390,8 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						   THEN pg_catalog.format('OOM kill %s-%s%s',
 								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
 								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
-								CASE WHEN c.exited_at OPERATOR(pg_catalog.>) c.crashed_at
+								CASE WHEN c.exited_at OPERATOR(pg_catalog.-) c.crashed_at
+										  OPERATOR(pg_catalog.>=) '0.05 s'::interval
 									 THEN pg_catalog.format(', exit %s s on',
 										  pg_catalog.round(pg_catalog.date_part('epoch', c.exited_at
 											  OPERATOR(pg_catalog.-) c.crashed_at)::numeric, 1))
@@ -452,6 +454,9 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								@extschema@.pg_procmem_set_where(c.temp_buffers_source)
 						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
 						   THEN 'held between statements: see max_backend_memory'
+						   -- a plan with no sort or hash: no work_mem held it
+						   WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
+						   THEN 'no sort or hash in it: see max_backend_memory'
 						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
 						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
 								@extschema@.pg_procmem_set_where(c.work_mem_source) END),

@@ -125,7 +125,7 @@ check_backend_memory(void)
  * runs is asked of the timeout, not remembered.
  */
 static void
-arm(void)
+arm(const PlannedStmt *plan)
 {
 	char		path[64];
 

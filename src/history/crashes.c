@@ -203,7 +203,11 @@ read_query(pm_crash *c, procmem_slot_found found)
 		strncmp(c->query, c->who.query_head, strlen(c->who.query_head)) == 0 &&
 		(c->who.query_len == len || (c->who.query_len > len && len >= cap - 1));
 	if (!same)
-		c->who.query_start = 0; /* unknown */
+	{
+		/* unknown: what the slot says is of its statement before */
+		c->who.query_start = 0;
+		c->who.plan_flags = 0;
+	}
 	if (same ? c->who.query_len > len : len >= cap - 1)
 		c->query_flags |= CRASH_QUERY_CUT;
 	if (memchr(c->query, '?', len) == NULL)
@@ -400,6 +404,7 @@ from_exit(history_crash *c, const pm_crash *seen)
 		history_copy_text(c->application_name, sizeof(c->application_name), w->appname,
 						  strnlen(w->appname, sizeof(w->appname)));
 		c->settings = w->settings;
+		c->plan = w->plan_flags;
 	}
 	c->flags |= seen->query_flags;
 	if (seen->query_flags & CRASH_QUERY_LOGGED)

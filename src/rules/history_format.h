@@ -266,7 +266,7 @@ typedef struct history_crash
 	int64_t		killed_group_overhead;
 	/* the groups' more (groups[] keeps 1.2.0's layout): a parallel worker counts in its leader's group */
 	int32_t		group_workers[HISTORY_GROUPS];	/* parallel workers among its processes */
-	int32_t		pad2;
+	int32_t		plan;			/* CRASH_PLAN_*: its statement's plans, as its slot said */
 	char		group_state[HISTORY_GROUPS][HISTORY_STATE_LEN]; /* the largest one's state */
 	char		group_query[HISTORY_GROUPS][HISTORY_QUERY_LEN]; /* ... and its statement */
 } history_crash;
@@ -278,6 +278,11 @@ typedef enum crash_oom
 	CRASH_OOM_COUNTED,			/* it rose across the kill: the OOM killer */
 	CRASH_OOM_NOT_COUNTED		/* it was read before and after, and did not rise */
 } crash_oom;
+
+/* What a crash row's statement's plans had that work_mem bounds (plan_memory.c) */
+#define CRASH_PLAN_KNOWN	0x01	/* said: the bits below hold */
+#define CRASH_PLAN_SORT		0x02	/* a sort: work_mem */
+#define CRASH_PLAN_HASH		0x04	/* a hash table: work_mem x hash_mem_multiplier */
 
 /* sizeof(history_crash) in 1.2.0, whose files load (their rows' new fields 0) */
 #define HISTORY_CRASH_SIZE_1_2	3096

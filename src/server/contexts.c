@@ -58,6 +58,7 @@
 #include "server/hooks.h"
 #include "server/members.h"
 #include "server/memory_settings.h"
+#include "server/plan_memory.h"
 #include "server/shmem.h"
 
 typedef struct contexts_shared
@@ -83,6 +84,7 @@ static bool names_known = false;
 
 /* What this backend said last in its slot's who (say_who()) */
 static TimestampTz said_start = 0;
+static int32 said_plan = 0;
 static history_settings said_settings;
 static char said_appname[NAMEDATALEN];
 
@@ -193,6 +195,7 @@ claim_slot(context_slot *slot)
 	slot->exited = false;
 	memset(&slot->who, 0, sizeof(slot->who));
 	said_start = 0;
+	said_plan = 0;
 	/* a background worker by its own type, as pg_stat_activity names it */
 	type = MyBackendType == B_BG_WORKER && MyBgworkerEntry ? MyBgworkerEntry->bgw_type :
 		GetBackendTypeDesc(MyBackendType);
@@ -261,16 +264,18 @@ ascii_head(char *head, int size, const char *text, int len)
  * end, the settings it will have after it: after_xact): when
  * the statement, the memory settings or the application name changed since
  * it last said (a function's queries, run within the statement, say
- * nothing new). Nothing here can fail.
+ * nothing new but the sorts and hashes of their plans: at an executor
+ * start, plan is the one about to run). Nothing here can fail.
  */
 static void
-say_who(const history_settings *after_xact)
+say_who(const history_settings *after_xact, const PlannedStmt *plan)
 {
 	context_slot *slot;
 	TimestampTz start = GetCurrentStatementStartTimestamp();
 	/* the client's statement, as pgstat's activity holds it (not a function's query) */
 	const char *text = debug_query_string;
 	history_settings settings;
+	int32		plan_flags;
 	const char *app = application_name ? application_name : "";
 
 	if (shared == NULL || proc_exit_inprogress || (slot = my_slot()) == NULL)
@@ -289,7 +294,11 @@ say_who(const history_settings *after_xact)
 		settings = *after_xact;
 	else
 		procmem_memory_settings(&settings);
-	if (start == said_start && slot->pid == MyProcPid &&
+	/* a new statement's plans are known from its start (a utility's: none of its own) */
+	plan_flags = start == said_start ? said_plan : CRASH_PLAN_KNOWN;
+	if (plan != NULL && (plan_flags & (CRASH_PLAN_SORT | CRASH_PLAN_HASH)) != (CRASH_PLAN_SORT | CRASH_PLAN_HASH))
+		plan_flags |= procmem_plan_memory(plan);
+	if (start == said_start && slot->pid == MyProcPid && plan_flags == said_plan &&
 		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
 		strncmp(app, said_appname, sizeof(said_appname)) == 0)
 		return;
@@ -312,12 +321,14 @@ say_who(const history_settings *after_xact)
 		memset(slot->who.query_head, 0, sizeof(slot->who.query_head));
 	}
 	slot->who.query_start = start;
+	slot->who.plan_flags = plan_flags;
 	slot->who.settings = settings;
 	memcpy(slot->who.usename, my_usename, sizeof(my_usename));
 	memcpy(slot->who.datname, my_datname, sizeof(my_datname));
 	strlcpy(slot->who.appname, app, sizeof(slot->who.appname));
 	write_end(slot);
 	said_start = start;
+	said_plan = plan_flags;
 	said_settings = settings;
 	strlcpy(said_appname, app, sizeof(said_appname));
 }
@@ -432,9 +443,9 @@ maybe_publish(bool big)
 
 /* Before each executor start and utility command (hooks.c) */
 static void
-statement_start(void)
+statement_start(const PlannedStmt *plan)
 {
-	say_who(NULL);
+	say_who(NULL, plan);
 }
 
 static void
@@ -450,7 +461,7 @@ static void
 utility_done(void)
 {
 	/* a SET: said before the next statement runs */
-	say_who(NULL);
+	say_who(NULL, NULL);
 	maybe_publish(false);
 }
 
@@ -473,7 +484,7 @@ contexts_xact_callback(XactEvent event, void *arg)
 
 				/* a SET LOCAL's value goes with the transaction: say what stays */
 				if (procmem_memory_settings_after_xact(&after, event == XACT_EVENT_COMMIT))
-					say_who(&after);
+					say_who(&after, NULL);
 			}
 			maybe_publish(false);
 			break;

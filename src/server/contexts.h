@@ -89,6 +89,7 @@ typedef struct procmem_slot_who
 	bool		query_folded;	/* bytes the postmaster's copy shows as '?' */
 	char		query_head[32]; /* its first bytes as that copy shows them */
 	int32		keep_text;		/* its keep_statement_text; -1: not said */
+	int32		plan_flags;		/* CRASH_PLAN_*: its statement's plans (plan_memory.c) */
 	char		backend_type[HISTORY_TYPE_LEN];
 	char		usename[NAMEDATALEN];
 	char		datname[NAMEDATALEN];

@@ -37,17 +37,17 @@ static emit_log_hook_type prev_emit_log_hook = NULL;
 
 /* Before an executor start or a utility command: the last registered first */
 static void
-statement_start(void)
+statement_start(const PlannedStmt *plan)
 {
 	for (int i = nparts - 1; i >= 0; i--)
 		if (parts[i]->statement_start)
-			parts[i]->statement_start();
+			parts[i]->statement_start(plan);
 }
 
 static void
 procmem_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	statement_start();
+	statement_start(queryDesc->plannedstmt);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
@@ -71,7 +71,7 @@ procmem_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnl
 					   ProcessUtilityContext context, ParamListInfo params,
 					   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
-	statement_start();
+	statement_start(NULL);
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 							queryEnv, dest, qc);

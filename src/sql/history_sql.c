@@ -41,7 +41,7 @@ static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HIS
 #define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
-#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 6)	/* exited_at .. parallel_overhead */
+#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 7)	/* exited_at .. plan_memory */
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2, CRASH_LOG_NCOLS_V1_3};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
 #define CRASH_HOLDERS_NCOLS_V1_3 (CRASH_HOLDERS_NCOLS_V1_2 + 3)	/* parallel_workers .. largest_query */
@@ -353,6 +353,24 @@ put_who(Datum *values, bool *nulls, int i, const history_crash *c)
 	return i;
 }
 
+/* What its statement's plans had that work_mem bounds; NULL: not said */
+static const char *
+plan_memory_text(int32 plan)
+{
+	if (!(plan & CRASH_PLAN_KNOWN))
+		return NULL;
+	switch (plan & (CRASH_PLAN_SORT | CRASH_PLAN_HASH))
+	{
+		case CRASH_PLAN_SORT:
+			return "sort";
+		case CRASH_PLAN_HASH:
+			return "hash";
+		case CRASH_PLAN_SORT | CRASH_PLAN_HASH:
+			return "sort and hash";
+	}
+	return "none";
+}
+
 /* pg_procmem_crash_log(missing_ok) - the crash restarts the history saw */
 Datum
 pg_procmem_crash_log(PG_FUNCTION_ARGS)
@@ -434,6 +452,7 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		nulls[i++] = c[k].killed_group_processes <= 1;
 		values[i] = Int64GetDatum(c[k].killed_group_overhead);
 		nulls[i++] = c[k].killed_group_processes <= 1;
+		put_text(values, nulls, i++, plan_memory_text(c[k].plan));
 		Assert(i == CRASH_LOG_NCOLS_V1_3);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -10,7 +10,6 @@ pg_stat_tmp; and a rewrite stopped after each of its writes.
 
     PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' [HISTORY_CGROUP=...] python3 test/history/files.py
 """
-import glob
 import os
 import shutil
 import struct
@@ -19,10 +18,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from cluster import (CLUSTER, DATA, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,  # noqa: E402
+from cluster import (CLUSTER, STAT_TMP, HFILE, HTMP, ENTRY, start, stop, log_size, log_since,  # noqa: E402
                      histfile, history_lines, samples, wait_until, grows, sampler_pid, postmaster_pid, pid_of,
                      session, close, proc_fields, own_io, crash, as_postgres, write_history, check_history,
-                     postgres_ids, cgroup_memory_limit, alter_system)
+                     postgres_ids, cgroup_memory_limit, alter_system, exited, drop_stale_locks)
 from tap import ok, section, skip_rest, done, rows, value, execute, PSQL  # noqa: E402
 
 CGROUP = os.environ.get("HISTORY_CGROUP", "")
@@ -353,15 +352,6 @@ def crafted():
     start()
 
 
-def exited(pid):
-    """Gone, or a zombie nobody has reaped yet (its parent, the postmaster, is dead)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except OSError:
-        return True
-
-
 def children(pid):
     """The pids of pid's children (from /proc/*/stat)."""
     out = []
@@ -394,12 +384,7 @@ def orphan():
     took = time.time() - t0
     # a new postmaster needs the old shared memory let go by every process
     everyone = wait_until(lambda: all(exited(p) for p in others), 30, 0.05)
-    if exited(pm) and os.path.exists("/proc/%d" % pm):
-        # a zombie nobody reaps (a container's PID 1 that does not) passes the
-        # lock files' kill(pid, 0) check: take them, as init's reaping would
-        # have made them stale; the shared memory check stands
-        for lock in [os.path.join(DATA, "postmaster.pid")] + glob.glob(os.path.join(CLUSTER, ".s.PGSQL.*.lock")):
-            os.unlink(lock)
+    drop_stale_locks(pm)
     try:
         start()
         started = True

@@ -49,7 +49,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 from cluster import (OPTS, LOG, LOAD, pg_ctl, cgroup_memory_limit, cgroup_figures, into_cgroup,  # noqa: E402
                      wait_until, grows, session, close, killed_pid, crash_row, login_role, psql_as, pgbench,
-                     pgbench_init, temp_buffers)
+                     pgbench_init, temp_buffers, postmaster_pid, drop_stale_locks)
 from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width  # noqa: E402
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
@@ -237,11 +237,14 @@ def check_busy():
 
 
 # a parallel sort over pgbench_accounts (scale 5: 500,000 rows), each row
-# joined to 100 of about 1 kB: every worker sorts its share in memory
+# joined to 100 of about 1 kB: every worker sorts its share in memory, each
+# slowed by a sleep of 0.2 s every 10,000 rows (10 MB), so that samples see
+# the query (pg_sleep() runs in the workers)
 PARALLEL = ("SET work_mem = '8GB'; SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; "
             "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;\n"
             "SELECT count(*) FROM (SELECT a.aid, g, repeat('x', 1000) AS pad FROM pgbench_accounts a "
-            "CROSS JOIN generate_series(1, 100) g ORDER BY pad, g, a.aid) s /* parallel */;")
+            "CROSS JOIN generate_series(1, 100) g WHERE pg_sleep(CASE WHEN (a.aid * 100 + g) % 10000 = 0 "
+            "THEN 0.2 ELSE 0 END) IS NOT NULL ORDER BY pad, g, a.aid) s /* parallel */;")
 
 
 def check_parallel():
@@ -312,6 +315,7 @@ def check_whole():
     kills it, and every process of the cgroup is killed with it, the
     postmaster too, as memory.oom.group = 1 does; then the server starts
     again."""
+    pm = postmaster_pid()
     holder = session(TEMP, "wholeapp", ETL)
     wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'wholeapp' "
                              "AND state = 'idle'") == "1", 60)
@@ -330,10 +334,13 @@ def check_whole():
                 except ProcessLookupError:
                     pass
         hog.wait(30)
+        # gone, every one (the lock file's postmaster too), before the next start
+        gone = wait_until(lambda: not open(os.path.join(CGROUP, "cgroup.procs")).read().split(), 60)
     finally:
         cgroup_memory_limit(CGROUP, None)
         close(holder)
-    ok(counted, "whole: the kernel's OOM kill counted, then every process of the cgroup killed")
+    drop_stale_locks(pm)
+    ok(counted and gone, "whole: the kernel's OOM kill counted, then every process of the cgroup killed")
     pg_ctl("-m", "fast", "start", "-o", OPTS, preexec_fn=into_cgroup(CGROUP))
     wait_until(lambda: value("SELECT count(*) FROM pg_procmem_crashes WHERE how_known = 'unclean stop' "
                              "AND crashed_at > now() - interval '2 minutes'") == "1", 60)
@@ -379,7 +386,7 @@ def check_sessions():
 
 
 def main():
-    with section(35, "oom"):
+    with section(32, "oom"):
         incidents()
     done()
 
@@ -391,6 +398,7 @@ def incidents():
     login_role(HOG)
     login_role(ETL)
     pgbench_init(5)
+    execute("GRANT SELECT ON pgbench_accounts TO %s" % HOG)
 
     with section(5, "slow"):
         if "slow" not in INCIDENTS:

@@ -8,6 +8,7 @@ The environment: PG_BIN, CLUSTER_DIR (the cluster in CLUSTER_DIR/data, its
 log in CLUSTER_DIR/server.log), SERVER_OPTS (the -c options that start it:
 port, socket directory), PG_LIBPATH (LD_LIBRARY_PATH for pg_ctl), and the
 libpq variables for psql."""
+import glob
 import os
 import re
 import subprocess
@@ -200,6 +201,25 @@ def crash(appname="history-victim", wait_back=True):
     if wait_back:
         wait_until(lambda: sampler_pid() is not None and pid_of(appname) is None, 60)
     return pid
+
+
+def exited(pid):
+    """Gone, or a zombie nobody has reaped yet (its parent, the postmaster, is dead)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def drop_stale_locks(pm):
+    """After the postmaster pm was killed: a zombie nobody reaps (a
+    container's PID 1 that does not) passes the lock files' kill(pid, 0)
+    check, so the next start would refuse; take them, as init's reaping
+    would have made them stale (the shared memory check stands)."""
+    if exited(pm) and os.path.exists("/proc/%d" % pm):
+        for lock in [os.path.join(DATA, "postmaster.pid")] + glob.glob(os.path.join(CLUSTER, ".s.PGSQL.*.lock")):
+            os.unlink(lock)
 
 
 def killed_pid(log_from):

@@ -1,0 +1,107 @@
+/*
+ * plan_memory.c
+ *		Which of a statement's plan nodes take memory that work_mem bounds:
+ *		sorts (work_mem each) and hash tables (work_mem times
+ *		hash_mem_multiplier each). A crash row says "lower its work_mem"
+ *		only where its statement had one; a PL/pgSQL function growing an
+ *		array, or a session's own memory between statements, is no
+ *		work_mem's (docs/history.md).
+ *
+ * Walked once per executor start of a backend's statement, and of the
+ * queries its functions run until one of them has both kinds: the plan
+ * tree's nodes, no expression. A few nodes hold other plans beside their
+ * left and right trees; initplans and subplans are the statement's list.
+ */
+#include "server/compat.h"
+
+#include "miscadmin.h"
+#include "nodes/nodes.h"
+#include "nodes/plannodes.h"
+
+#include "rules/history_format.h"
+#include "server/plan_memory.h"
+
+static int32 walk(const Plan *plan);
+
+static int32
+walk_list(const List *plans)
+{
+	const ListCell *lc;
+	int32		flags = 0;
+
+	foreach(lc, plans)
+		flags |= walk((const Plan *) lfirst(lc));
+	return flags;
+}
+
+static int32
+node_memory(const Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Sort:
+		case T_IncrementalSort:
+			return CRASH_PLAN_SORT;
+		case T_Hash:
+		case T_RecursiveUnion:
+		case T_Memoize:
+			return CRASH_PLAN_HASH;
+		case T_Agg:
+			switch (((const Agg *) plan)->aggstrategy)
+			{
+				case AGG_HASHED:
+					return CRASH_PLAN_HASH;
+				case AGG_MIXED:
+					return CRASH_PLAN_HASH | CRASH_PLAN_SORT;
+				default:
+					return 0;
+			}
+		case T_SetOp:
+			return ((const SetOp *) plan)->strategy == SETOP_HASHED ? CRASH_PLAN_HASH : 0;
+		default:
+			return 0;
+	}
+}
+
+static int32
+walk(const Plan *plan)
+{
+	int32		flags;
+
+	if (plan == NULL)
+		return 0;
+	check_stack_depth();
+	flags = node_memory(plan) | walk(plan->lefttree) | walk(plan->righttree);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			flags |= walk_list(((const Append *) plan)->appendplans);
+			break;
+		case T_MergeAppend:
+			flags |= walk_list(((const MergeAppend *) plan)->mergeplans);
+			break;
+		case T_BitmapAnd:
+			flags |= walk_list(((const BitmapAnd *) plan)->bitmapplans);
+			break;
+		case T_BitmapOr:
+			flags |= walk_list(((const BitmapOr *) plan)->bitmapplans);
+			break;
+		case T_SubqueryScan:
+			flags |= walk(((const SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			flags |= walk_list(((const CustomScan *) plan)->custom_plans);
+			break;
+		default:
+			break;
+	}
+	return flags;
+}
+
+int32
+procmem_plan_memory(const PlannedStmt *stmt)
+{
+	if (stmt == NULL || stmt->commandType == CMD_UTILITY)
+		return 0;
+	return walk(stmt->planTree) | walk_list(stmt->subplans);
+}
