@@ -23,6 +23,8 @@ way on a busy machine. The incidents:
             (set in its session) while a sort tips the cgroup over: the
             kernel kills the idle one; the row says so, and what to change
             is its temp_buffers, not a work_mem
+  plpgsql   a PL/pgSQL block growing an array (work_mem = 64MB set in its
+            session, which bounds none of it): no "lower its work_mem"
   whole     the server killed whole, postmaster included, right after an
             OOM kill in its cgroup (a container's memory.oom.group = 1):
             the unclean stop found at the next start names the OOM kill
@@ -54,7 +56,7 @@ from tap import ok, section, skip_rest, done, rows, value, execute, readme_quest
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
-INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,parallel,idle,whole,sessions").split(",")
+INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,parallel,idle,plpgsql,whole,sessions").split(",")
 HEADROOM = 700 << 20
 DBA = "oom_dba"                 # pg_monitor only
 HOG, HOG_APP = "oom_hog", "hogapp"
@@ -300,6 +302,31 @@ def check_idle():
        a.stdout + a.stderr)
 
 
+# an array of 1 kB strings grown by a PL/pgSQL block, 10 MB every 50 ms
+PLPGSQL = ("SET work_mem = '64MB';\nDO $$ DECLARE a text[] := '{}'; BEGIN FOR i IN 1..100000000 LOOP "
+           "a := a || repeat('x', 1000); IF i % 10000 = 0 THEN PERFORM pg_sleep(0.05); END IF; END LOOP; END $$;")
+
+
+def check_plpgsql():
+    """A PL/pgSQL block's array: its statement had no sort or hash, and
+    neither the row nor the advice says to lower its work_mem."""
+    pid = incident("plpgsql", lambda started, killed: started.append(session(PLPGSQL, HOG_APP, HOG)))
+    ok(pid is not None, "plpgsql: the kernel killed PID %s" % pid)
+    if pid is None:
+        skip_rest("plpgsql: nothing was killed")
+    c = rows("SELECT plan_memory, work_mem_source, report FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
+    c = c[0] if c else {}
+    ok(c.get("plan_memory") == "none" and c.get("work_mem_source") == "session"
+       and "no sort or hash in it" in (c.get("report") or "") and "its work_mem" not in c["report"],
+       "plpgsql: work_mem was set in its session, but its plans had no sort or hash: the row says so, and "
+       "not to change its work_mem", c)
+    a = as_dba("SELECT recommendation FROM pg_procmem_advice WHERE check_name = 'crash_restart' "
+               "AND evidence LIKE '%%(PID %d)%%'" % pid)
+    ok(a.returncode == 0 and "no sort or hash" in a.stdout and "max_backend_memory" in a.stdout
+       and "lower it there" not in a.stdout,
+       "plpgsql: the advice says no work_mem bounds it, max_backend_memory does", a.stdout + a.stderr)
+
+
 def oom_kills():
     """The cgroup's OOM kill counter now."""
     for name in ("memory.events", "memory.oom_control"):
@@ -386,7 +413,7 @@ def check_sessions():
 
 
 def main():
-    with section(32, "oom"):
+    with section(35, "oom"):
         incidents()
     done()
 
@@ -437,6 +464,11 @@ def incidents():
         if "idle" not in INCIDENTS:
             skip_rest("idle: not in OOM_INCIDENTS")
         check_idle()
+
+    with section(3, "plpgsql"):
+        if "plpgsql" not in INCIDENTS:
+            skip_rest("plpgsql: not in OOM_INCIDENTS")
+        check_plpgsql()
 
     with section(3, "whole"):
         if "whole" not in INCIDENTS:
