@@ -400,12 +400,13 @@ fit_ring(sample_state *st)
 	st->e[0].u.sys.kept = (int32) (st->n - 1);
 }
 
-void
+int64
 procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 {
 	MemoryContext old = MemoryContextSwitchTo(sample_cxt);
 	sample_state st;
 	procmem_options opt = procmem_current_options(false);
+	int64		cpu_us;
 	instr_time	start, end;
 	struct timespec cpu_start, cpu_end;
 	static bool hidden_said = false;
@@ -456,8 +457,11 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 		(cpu_end.tv_nsec - cpu_start.tv_nsec) / 1000;
 	st.e[0].u.sys.sample_wall_us = INSTR_TIME_GET_MICROSEC(end);
 
+	cpu_us = st.e[0].u.sys.sample_us;
+
 	history_ring_append(st.e, st.n);
 	history_file_append_sample(st.e, st.n);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(sample_cxt);
+	return cpu_us;
 }
