@@ -303,7 +303,7 @@ read_reused_again(sample_state *st)
 			o.want_cmdline = false;	/* the title: it did not run */
 			if (procfs_read_stat(e->pid, &id) != PROCFS_OK ||
 				id.starttime != reads[i].mark.starttime ||
-				procfs_read_schedstat(e->pid, &reads[i].mark.sched) != PROCFS_OK ||
+				reuse_mark_take(e->pid, &id, &reads[i].mark) != PROCFS_OK ||
 				!procmem_read_member(e->pid, kinds[i], &id, &o, &s))
 				continue;
 			put_reading(p, &s);
