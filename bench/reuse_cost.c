@@ -12,9 +12,10 @@
  *
  * What the sampler does per process (sample.c, reuse_cache.c, walk.c, members.c):
  *   reused: the membership check (stat, and a stat(2) of exe), schedstat
- *           (procmem_reuse_find()), oom_score (procmem_read_oom());
- *   fresh:  the same membership check and schedstat, then the whole reading
- *           (procmem_read_member(): procmem_read_process()).
+ *           and the children file (procmem_reuse_find(): reuse_mark_take()),
+ *           oom_score (procmem_read_oom());
+ *   fresh:  the same membership check, schedstat and children file, then the
+ *           whole reading (procmem_read_member(): procmem_read_process()).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -31,8 +32,8 @@
 #define NPARTS 3
 static const char *const names[NPARTS] = {
 	"status, a plain read (the floor)",
-	"reused (stat + exe + schedstat + oom_score)",
-	"fresh (stat + exe + schedstat + procmem_read_process)",
+	"reused (stat + exe + schedstat + children + oom_score)",
+	"fresh (stat + exe + schedstat + children + procmem_read_process)",
 };
 
 static double
@@ -67,17 +68,19 @@ plain_status(pid_t pid)
 	close(fd);
 }
 
-/* The membership check and the schedstat every process gets */
+/* The membership check, and the schedstat and children file every process gets */
 static int
 identify(pid_t pid, procfs_stat *id)
 {
 	uint64_t	dev, ino;
 	procfs_schedstat sched;
+	int			has;
 
 	if (procfs_read_stat(pid, id) != PROCFS_OK)
 		return 0;
 	procfs_exe_id(pid, &dev, &ino);
 	procfs_read_schedstat(pid, &sched);
+	procfs_has_child(pid, &has);
 	return 1;
 }
 

@@ -54,7 +54,15 @@ procmem_reuse_cache_init(void)
 void
 procmem_reuse_cache_start(void)
 {
+	int			has;
+
 	reuse.cxt = AllocSetContextCreate(TopMemoryContext, "pg_procmem reused figures", ALLOCSET_DEFAULT_SIZES);
+	/* without the children files no process is ever childless (rules/reuse.h) */
+	if (sample_reuse && procfs_has_child(getpid(), &has) != PROCFS_OK)
+		ereport(LOG,
+				(errmsg("pg_procmem reuses no process's figures: the kernel has no /proc/PID/task/TID/children"),
+				 errdetail("Without it no process can be shown to have no child; every process is read in full at every sample."),
+				 errhint("A kernel built with CONFIG_PROC_CHILDREN has it.")));
 }
 
 void
@@ -99,13 +107,11 @@ procmem_reuse_find(const procmem_reuse_pass *pass, pid_t pid, procmem_membership
 	procfs_result res;
 
 	*gone = false;
-	mark->starttime = id->starttime;
-	mark->threads = id->threads;
-	memset(&mark->sched, 0, sizeof(mark->sched));
+	memset(mark, 0, sizeof(*mark));
 	if (!sample_reuse)
 		return NULL;
-	/* taken before a fresh read: a run during it shows at the next sample */
-	res = procfs_read_schedstat(pid, &mark->sched);
+	/* taken before a fresh read: a run during it (a fork) shows at the next sample */
+	res = reuse_mark_take(pid, id, mark);
 	if (res == PROCFS_GONE)
 		*gone = true;
 	/*
@@ -116,7 +122,7 @@ procmem_reuse_find(const procmem_reuse_pass *pass, pid_t pid, procmem_membership
 	if (res != PROCFS_OK || !pass->may_reuse || kind == MEMBER_POSTMASTER)
 		return NULL;
 	c = bsearch(&key, reuse.last, reuse.nlast, sizeof(procmem_cached), procmem_pid_cmp);
-	if (c == NULL || !reuse_process_unchanged(&c->mark, c->read_ms, id, &mark->sched, pass->at_ms))
+	if (c == NULL || !reuse_process_unchanged(&c->mark, c->read_ms, id, mark, pass->at_ms))
 		return NULL;
 	return c;
 }

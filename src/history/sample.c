@@ -292,7 +292,7 @@ read_reused_again(sample_state *st)
 			o.want_cmdline = false;	/* the title: it did not run */
 			if (procfs_read_stat(e->pid, &id) != PROCFS_OK ||
 				id.starttime != reads[i].mark.starttime ||
-				procfs_read_schedstat(e->pid, &reads[i].mark.sched) != PROCFS_OK ||
+				reuse_mark_take(e->pid, &id, &reads[i].mark) != PROCFS_OK ||
 				!procmem_read_member(e->pid, kinds[i], &id, &o, &s))
 				continue;
 			put_reading(p, &s);
@@ -389,12 +389,13 @@ fit_ring(sample_state *st)
 	st->e[0].u.sys.kept = (int32) (st->n - 1);
 }
 
-void
+int64
 procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 {
 	MemoryContext old = MemoryContextSwitchTo(sample_cxt);
 	sample_state st;
 	procmem_options opt = procmem_current_options(false);
+	int64		cpu_us;
 	instr_time	start, end;
 	struct timespec cpu_start, cpu_end;
 	static bool hidden_said = false;
@@ -445,8 +446,11 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 		(cpu_end.tv_nsec - cpu_start.tv_nsec) / 1000;
 	st.e[0].u.sys.sample_wall_us = INSTR_TIME_GET_MICROSEC(end);
 
+	cpu_us = st.e[0].u.sys.sample_us;
+
 	history_ring_append(st.e, st.n);
 	history_file_append_sample(st.e, st.n);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(sample_cxt);
+	return cpu_us;
 }

@@ -14,8 +14,9 @@ extern void procmem_sample_start(void);
 /*
  * Takes a sample and appends it to the ring and the file. pressure: the
  * watch's state, NULL when the watch is off; the system entry reads the
- * cgroup where the watch found it.
+ * cgroup where the watch found it. Returns the sampler's CPU time for it,
+ * in µs (its sample_ms).
  */
-extern void procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure);
+extern int64 procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure);
 
 #endif							/* PROCMEM_SAMPLE_H */

@@ -106,24 +106,16 @@ start_history(void)
 
 /*
  * When the next sample is due: on the interval's grid, or sooner under
- * pressure (every pg_procmem.pressure_sample_interval, four times as often
- * at the critical level, but never sooner than three times what the last
- * sample took), counted from the last sample's start.
+ * pressure, as pressure_sample_due() says (every
+ * pg_procmem.pressure_sample_interval, four times as often at the critical
+ * level, but never sooner than the last sample's end plus three times its
+ * CPU time: not its wall time, which a busy machine stretches).
  */
 static int64
-sample_due(int64 now, int64 next, int64 last, int64 took, const pressure_state *pressure)
+sample_due(int64 now, int64 next, const pressure_last_sample *last, const pressure_state *pressure)
 {
-	int64		due = next == 0 ? now : next;
-
-	if (pressure && pressure->level != PRESSURE_NONE && last != 0)
-	{
-		int64		every = pressure->level == PRESSURE_CRITICAL ?
-			Max(pressure_sample_interval_ms / 4, 1) : pressure_sample_interval_ms;
-
-		/* sampling takes at most a third of the time: a slow sample spaces the next */
-		due = Max(Min(due, last + every), last + 3 * took);
-	}
-	return due;
+	return pressure_sample_due(now, next, last, pressure ? pressure->level : PRESSURE_NONE,
+							   pressure_sample_interval_ms);
 }
 
 /*
@@ -148,8 +140,7 @@ void
 procmem_sampler_main(Datum arg)
 {
 	int64		next = 0;		/* the interval's grid, monotonic ms */
-	int64		last = 0;		/* when the last sample was taken */
-	int64		took = 0;		/* ... and how long it took (wall ms) */
+	pressure_last_sample last = {0};	/* its start, end and CPU time */
 	int			last_interval = sample_interval_ms;
 	int			last_watch = watch_interval_ms;
 	procmem_options read_as = procmem_current_options(false);
@@ -216,15 +207,15 @@ procmem_sampler_main(Datum arg)
 			}
 			else if (watch_interval_ms > 0)
 				pressure = &watch.state;
-			due = sample_due(now, next, last, took, pressure);
+			due = sample_due(now, next, &last, pressure);
 			if (now >= due)
 			{
 				/* read before and after: a kill between the two counts against neither end */
 				oom_clock_tick();
-				procmem_take_sample(&watch, pressure);
+				last.cpu_us = procmem_take_sample(&watch, pressure);
 				oom_clock_tick();
-				last = now;
-				took = procmem_monotonic_ms() - now;
+				last.start_ms = now;
+				last.end_ms = procmem_monotonic_ms();
 				/* on the interval's grid: a slow sample does not shift the next */
 				if (now >= next)
 				{
@@ -232,7 +223,7 @@ procmem_sampler_main(Datum arg)
 					if (next <= procmem_monotonic_ms())
 						next = procmem_monotonic_ms() + sample_interval_ms;
 				}
-				due = sample_due(now, next, last, took, pressure);
+				due = sample_due(now, next, &last, pressure);
 			}
 			if (watch_interval_ms > 0)
 				due = Min(due, next_watch);

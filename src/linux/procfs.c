@@ -292,6 +292,7 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 	out->ppid = PROCFS_MISSING;
 	out->threads = PROCFS_MISSING;
 	out->faults = 0;
+	memset(&out->reaped, 0, sizeof(out->reaped));
 	out->start_stack = out->start_brk = 0;
 	for (;;)
 	{
@@ -304,7 +305,8 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 			out->state = *p;
 			p++;
 		}
-		else if (field == 4 || field == 10 || field == 12 || field == 20 || field == 22)
+		else if (field == 4 || (field >= 10 && field <= 12) || field == 16 || field == 17 ||
+				 field == 20 || field == 22)
 		{
 			if (parse_u63(&p, end, &v) != 0)
 				return -1;
@@ -312,6 +314,12 @@ procfs_parse_stat(const char *buf, size_t len, procfs_stat *out)
 				out->ppid = v;
 			else if (field == 10 || field == 12)
 				out->faults += (uint64_t) v;	/* compared for equality only */
+			else if (field == 11)
+				out->reaped.cminflt = (uint64_t) v;
+			else if (field == 16)
+				out->reaped.cutime = (uint64_t) v;
+			else if (field == 17)
+				out->reaped.cstime = (uint64_t) v;
 			else if (field == 20)
 				out->threads = v;
 			else
@@ -767,6 +775,32 @@ procfs_children(pid_t pid, pid_t *out, int cap)
 	int			n = children_file(pid, out, cap);
 
 	return n >= 0 ? n : procfs_children_scan(pid, out, cap);
+}
+
+procfs_result
+procfs_has_child(pid_t pid, int *has)
+{
+	char		name[64];
+	char		path[96];
+	char		buf[32];
+	ssize_t		r;
+	int			fd;
+
+	*has = 0;
+	/* pid 0: /proc/self, whose main thread is getpid()'s */
+	snprintf(name, sizeof(name), "task/%d/children", (int) (pid != 0 ? pid : getpid()));
+	procfs_path(path, sizeof(path), pid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return procfs_errno_result(errno);
+	/* "pid pid ... ", or nothing: the first bytes say which */
+	while ((r = read(fd, buf, sizeof(buf))) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (r < 0)
+		return PROCFS_UNREADABLE;
+	for (ssize_t i = 0; i < r && !*has; i++)
+		*has = buf[i] >= '1' && buf[i] <= '9';
+	return PROCFS_OK;
 }
 
 /* /proc/<pid>/fd */

@@ -120,6 +120,17 @@ typedef struct procfs_smaps
 	int64_t		swap_pss;		/* SwapPss (>= 4.3) */
 } procfs_smaps;
 
+/*
+ * What a process's reaped children left it, in /proc/<pid>/stat: each
+ * grows when it reaps (wait()) a child that faulted or ran.
+ */
+typedef struct procfs_reaped
+{
+	uint64_t	cminflt;		/* field 11: their minor page faults */
+	uint64_t	cutime;			/* field 16: their time in user mode, clock ticks */
+	uint64_t	cstime;			/* field 17: ... in the kernel */
+} procfs_reaped;
+
 /* Fields of /proc/<pid>/stat that identify a process. */
 typedef struct procfs_stat
 {
@@ -127,6 +138,7 @@ typedef struct procfs_stat
 	int64_t		ppid;
 	int64_t		threads;		/* field 20 */
 	uint64_t	faults;			/* minflt + majflt (fields 10, 12): page faults */
+	procfs_reaped reaped;		/* fields 11, 16, 17 */
 	uint64_t	starttime;		/* clock ticks after boot */
 	/* where the stack and the heap begin: 0 when the kernel hides them */
 	uint64_t	start_stack;	/* field 28 */
@@ -242,5 +254,13 @@ extern procfs_result procfs_count_fds(pid_t pid, const uint64_t *inherited, size
  */
 extern int	procfs_children(pid_t pid, pid_t *out, int cap);
 extern int	procfs_children_scan(pid_t pid, pid_t *out, int cap);	/* the fallback */
+
+/*
+ * Whether the main thread of a process has a child, alive or exited and not
+ * yet reaped (a zombie): *has 1 or 0, from one short read of
+ * /proc/<pid>/task/<pid>/children. Not PROCFS_OK where the process has gone
+ * or the kernel has no such file (built without CONFIG_PROC_CHILDREN).
+ */
+extern procfs_result procfs_has_child(pid_t pid, int *has);
 
 #endif							/* PROCMEM_PROCFS_H */

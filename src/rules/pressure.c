@@ -11,6 +11,9 @@
 #ifndef Max
 #define Max(a, b) ((a) > (b) ? (a) : (b))
 #endif
+#ifndef Min
+#define Min(a, b) ((a) < (b) ? (a) : (b))
+#endif
 
 const char *
 pressure_level_name(pressure_level l)
@@ -279,4 +282,20 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			break;
 		}
 	w->state = best;
+}
+
+int64_t
+pressure_sample_due(int64_t now_ms, int64_t grid_ms, const pressure_last_sample *last,
+					pressure_level level, int every_ms)
+{
+	int64_t		due = grid_ms == 0 ? now_ms : grid_ms;
+	int64_t		every;
+	int64_t		gap;
+
+	if (level == PRESSURE_NONE || last->start_ms == 0)
+		return due;
+	every = level == PRESSURE_CRITICAL ? Max(every_ms / 4, 1) : Max(every_ms, 1);
+	/* in ms, rounded up */
+	gap = Max((3 * Max(last->cpu_us, 0) + 999) / 1000, PRESSURE_SAMPLE_GAP_MS);
+	return Max(Min(due, last->start_ms + every), last->end_ms + gap);
 }

@@ -129,6 +129,47 @@ extern void pressure_assess(pressure_watch *w, const pressure_thresholds *t);
 /* Adds a reading to the ring, as pressure_watch_tick() does. */
 extern void pressure_add_reading(pressure_watch *w, const pressure_reading *r);
 
+/*
+ * Sampling under pressure: while the level is raised the sampler samples
+ * every pg_procmem.pressure_sample_interval, at the critical level four
+ * times as often; but it starts a sample no sooner than the last one's end
+ * plus three times the CPU time that one took, which keeps it under a
+ * quarter of one core. The CPU time, not the wall time: on a busy machine a
+ * sample waits for a core (70-117 ms of CPU took 380-1,470 ms at a load of
+ * 36 on two cores), and three times the wall time thinned the samples to
+ * one every 1.1-4.4 s while memory ran out.
+ */
+typedef struct pressure_last_sample
+{
+	int64_t		start_ms;		/* the caller's monotonic clock; 0: none yet */
+	int64_t		end_ms;
+	int64_t		cpu_us;			/* the sampler's CPU time for it */
+} pressure_last_sample;
+
+/*
+ * At least this long between one sample's end and the next one's start
+ * under pressure, whatever the last one's CPU time: a sample can cost next
+ * to no CPU (every figure reused) while its reads waited, which no CPU clock
+ * counts: on the processes it read (a read takes the process's mmap lock,
+ * and holds its memory until it ends: the OOM killer's victim frees nothing
+ * meanwhile) or on the disk. The gap gives those processes some time
+ * between two samples; it is below the shortest interval the settings allow
+ * (100 ms at the critical level: 25 ms).
+ */
+#define PRESSURE_SAMPLE_GAP_MS	20
+
+/*
+ * When the next sample is due, in the caller's monotonic ms at now_ms:
+ * grid_ms, the regular interval's next (0: at once), or sooner at a raised
+ * level, every every_ms (pg_procmem.pressure_sample_interval) from the last
+ * sample's start, a quarter of it at the critical level, but no sooner than
+ * its end plus max(3 x its CPU time, PRESSURE_SAMPLE_GAP_MS). A slow sample
+ * never delays the grid.
+ */
+extern int64_t pressure_sample_due(int64_t now_ms, int64_t grid_ms,
+								   const pressure_last_sample *last,
+								   pressure_level level, int every_ms);
+
 /* What one cgroup level can reclaim, from its memory.stat text (v2 or v1) */
 typedef struct pressure_cgroup_stat
 {

@@ -157,14 +157,49 @@ reuse_postmaster_still(const reuse_postmaster *then, const reuse_postmaster *now
 	return now->faults == then->faults && now->anon == then->anon;
 }
 
+procfs_result
+reuse_mark_take(pid_t pid, const procfs_stat *id, reuse_mark *mark)
+{
+	procfs_result res;
+	int			has;
+
+	memset(mark, 0, sizeof(*mark));
+	mark->starttime = id->starttime;
+	mark->threads = id->threads;
+	mark->reaped = id->reaped;
+	res = procfs_read_schedstat(pid, &mark->sched);
+	if (res == PROCFS_OK)
+		mark->childless = procfs_has_child(pid, &has) == PROCFS_OK && !has;
+	return res;
+}
+
+/*
+ * No child can have changed the process's pages: copy-on-write pages it
+ * shares with a child become its own, without it running, when the child
+ * writes them or exits. A child forked since the last read made it run
+ * (schedstat); one there at that read is seen then, whatever became of it
+ * (one that exited stays listed until reaped, but a parent that ignores
+ * SIGCHLD leaves none to list). Reaping one, it ran; its cminflt, cutime
+ * and cstime show that too.
+ */
+static int
+no_child(const reuse_mark *then, const procfs_stat *id, const reuse_mark *now)
+{
+	return then->childless && now->childless &&
+		id->reaped.cminflt == then->reaped.cminflt && id->reaped.cutime == then->reaped.cutime &&
+		id->reaped.cstime == then->reaped.cstime;
+}
+
 int
 reuse_process_unchanged(const reuse_mark *then, int64_t then_ms, const procfs_stat *id,
-						const procfs_schedstat *sched, int64_t now_ms)
+						const reuse_mark *now, int64_t now_ms)
 {
+	const procfs_schedstat *sched = &now->sched;
+
 	/* a kernel without sched_info shows 0 0 0 for everyone: no proof there */
 	return id->starttime == then->starttime &&
 		id->state == 'S' && id->threads == 1 && then->threads == 1 &&
 		sched->runtime_ns != 0 && sched->runtime_ns == then->sched.runtime_ns &&
-		sched->timeslices == then->sched.timeslices &&
+		sched->timeslices == then->sched.timeslices && no_child(then, id, now) &&
 		now_ms >= then_ms && now_ms - then_ms < REUSE_MAX_AGE_MS;
 }

@@ -16,7 +16,11 @@
  *	- the process: the same (pid, start time), one thread then and now, asleep ('S'),
  *	  with the same time on a CPU to the nanosecond and the same number of
  *	  times put on one (/proc/PID/schedstat), read at most
- *	  REUSE_MAX_AGE_MS ago;
+ *	  REUSE_MAX_AGE_MS ago; with no child then nor now
+ *	  (/proc/PID/task/PID/children, which lists a child that exited until
+ *	  it is reaped), and none reaped since (stat's cminflt, cutime and
+ *	  cstime): a child that exits leaves the pages it shared copy-on-write
+ *	  with its parent the parent's own, without the parent running;
  *	- the server: the postmaster did not touch its memory
  *	  (reuse_postmaster_still()), and no process of the server started or
  *	  exited, since the last sample;
@@ -101,17 +105,29 @@ typedef struct reuse_mark
 {
 	uint64_t	starttime;
 	int64_t		threads;		/* at the read: a thread since gone ran unseen */
+	procfs_reaped reaped;		/* its reaped children's faults and times */
 	procfs_schedstat sched;
+	int			childless;		/* 1: its children file listed none; 0: it
+								 * did, or could not be read */
 } reuse_mark;
 
 /*
+ * A process's mark now: stat's part from id (just read), then its
+ * schedstat and its children file (one short read each; the file is its
+ * main thread's, which lists every child of a process of one thread, and a
+ * kernel built without CONFIG_PROC_CHILDREN has none: never childless
+ * there). Returns schedstat's result: PROCFS_GONE, the process has gone.
+ */
+extern procfs_result reuse_mark_take(pid_t pid, const procfs_stat *id, reuse_mark *mark);
+
+/*
  * Whether a process whose last fresh read left then, read at then_ms, still
- * has those figures: it has the identity id (stat, just read) and the
- * schedstat sched now, at now_ms. The server's and the machine's conditions
- * are the caller's.
+ * has those figures: it has the identity id (stat, just read) and the mark
+ * now (reuse_mark_take(), after id), at now_ms. The server's and the
+ * machine's conditions are the caller's.
  */
 extern int	reuse_process_unchanged(const reuse_mark *then, int64_t then_ms,
-									const procfs_stat *id, const procfs_schedstat *sched,
+									const procfs_stat *id, const reuse_mark *now,
 									int64_t now_ms);
 
 #endif							/* PROCMEM_REUSE_H */

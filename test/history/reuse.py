@@ -14,7 +14,9 @@ one-second intervals without a connection's start or exit (an interval with
 one reuses nothing). For DURATION seconds (environment, default 60; the
 issue's proof is 600). Then check_reuse off: the samples do reuse (the
 history file's entries say so, read here with offsets compiled from
-src/rules/history_format.h), and cost less.
+src/rules/history_format.h), and cost less. Last, a backend that forked a
+child sharing its pages (never exec'd) is read afresh while the child lives
+and after it exits unreaped, its private_anon then its RssAnon.
 
 Run as root by scripts/test against a throwaway cluster of its own, which
 this test starts (as user postgres):
@@ -35,8 +37,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 from cluster import (REPO, HFILE, start, stop, log_size, log_since, wait_until, grows, newest, session,  # noqa: E402
-                     close, end_sessions, alter_system, pgbench, pgbench_init)
-from tap import ok, done, rows, value, execute  # noqa: E402
+                     close, end_sessions, alter_system, pgbench, pgbench_init, pid_of, proc_fields, temp_buffers)
+from tap import ok, done, rows, value, execute, skip  # noqa: E402
 
 DURATION = int(os.environ.get("DURATION", "60"))
 POOL = 50
@@ -178,11 +180,99 @@ def proof():
             close(p)
 
 
+def children_of(pid):
+    """The children its children file lists; None where the kernel has no such file."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(c) for c in f.read().split()]
+    except FileNotFoundError:
+        return None
+
+
+def entries(pid, since):
+    """The process's entries in the samples numbered above since, with how
+    many each sample reused (another process's reused figures: reuse was on
+    at that sample)."""
+    return rows("SELECT h.sample, extract(epoch FROM h.sampled_at) AS t, h.reused, h.private_anon, "
+                "s.reused AS sample_reused FROM pg_procmem_history h JOIN pg_procmem_history_system s "
+                "USING (sample) WHERE h.pid = %d AND h.sample > %d ORDER BY h.sample" % (pid, since))
+
+
+def quiet_until(cond, timeout=60):
+    """Looks every 3 s (each look is a connection, which the postmaster forks:
+    the sample after it reuses nothing, the next two can) until cond() holds."""
+    end = time.time() + timeout
+    while True:
+        time.sleep(3)
+        if cond() or time.time() > end:
+            return cond()
+
+
+def forked_child():
+    """A backend forks a child that is never exec'd (procmem_test_fork_child(),
+    as a C function or plperlu may), after filling temp buffers that the two
+    then share copy-on-write; the child is killed while the backend sleeps,
+    and stays a zombie it never reaps. Those pages are the backend's own again
+    without it running: no sample may reuse its figures, before the child
+    exits or after."""
+    mb = 128
+    execute("CREATE FUNCTION fork_child() RETURNS integer AS '$libdir/procmem_test', "
+            "'procmem_test_fork_child' LANGUAGE C STRICT")
+    forker = session(temp_buffers(mb) + " SELECT fork_child();", "reuse-forker")
+    idle = session("SELECT 1;", "reuse-idle")
+    try:
+        ok(wait_until(lambda: value("SELECT count(*) FROM pg_stat_activity WHERE application_name "
+                                    "IN ('reuse-forker', 'reuse-idle') AND state = 'idle'") == "2", 120),
+           "a backend that filled %d MB of temp buffers and forked a child, and an idle one" % mb)
+        pid = pid_of("reuse-forker")
+        kids = children_of(pid)
+        if kids is None:
+            skip(4, "the kernel has no /proc/PID/task/TID/children: nothing is reused")
+            return
+        since = newest()
+        # while the child lives: samples that reuse others' figures, never the forker's
+        quiet_until(lambda: any(int(r["sample_reused"]) > 0 for r in entries(pid, since)))
+        alive = [r for r in entries(pid, since) if int(r["sample_reused"]) > 0]
+        anon = proc_fields("/proc/%d/status" % pid)["RssAnon"]
+        ok(len(kids) == 1 and alive and not any(r["reused"] == "t" for r in alive),
+           "its child %s alive: the forker is read afresh in samples that reuse others' figures (%d)"
+           % (kids, len(alive)), alive)
+        ok(alive and all(int(r["private_anon"]) < anon / 2 for r in alive),
+           "... where its pages, shared with the child, are not its own: private_anon below half its "
+           "RssAnon (%d kB)" % (anon // 1024), alive)
+
+        # two samples with no connection first: the one after a connection reads every process
+        time.sleep(2.5)
+        os.kill(kids[0], 9)
+        wait_until(lambda: open("/proc/%d/stat" % kids[0]).read().rsplit(")", 1)[1].split()[0] == "Z", 10)
+        killed = time.time()
+        with open("/proc/%d/schedstat" % pid) as f:
+            ran_before = f.read().split()[:3:2]
+        quiet_until(lambda: any(float(r["t"]) > killed and int(r["sample_reused"]) > 0
+                                for r in entries(pid, since)))
+        with open("/proc/%d/schedstat" % pid) as f:
+            ran = f.read().split()[:3:2] != ran_before
+        anon = proc_fields("/proc/%d/status" % pid)["RssAnon"]
+        after = [r for r in entries(pid, since) if float(r["t"]) > killed and int(r["sample_reused"]) > 0]
+        print("# the forker %s from the kill to the last look (its schedstat)" % ("ran" if ran else "did not run"))
+        ok(children_of(pid) == kids and after and not any(r["reused"] == "t" for r in after),
+           "its child a zombie it did not reap: the forker is read afresh in samples that reuse others' "
+           "figures (%d)" % len(after), after)
+        ok(after and all(abs(int(r["private_anon"]) - anon) <= anon / 10 for r in after),
+           "... and its pages are its own: private_anon within 10%% of its RssAnon read from /proc "
+           "(%d kB)" % (anon // 1024), after)
+    finally:
+        end_sessions("reuse-")
+        for p in (forker, idle):
+            close(p)
+
+
 def main():
     start("-c max_connections=%d" % (POOL + 30))
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
     alter_system("pg_procmem.sample_interval = '1s'", "pg_procmem.check_reuse = on")
     proof()
+    forked_child()
     stop()
     done()
 

@@ -479,6 +479,91 @@ test_tick_files(void)
 	   "tick: this process's watch (%d cgroup levels, level %d)", w.nlevels, (int) s->level);
 }
 
+/* A last sample started at start, wall ms long, of cpu_us µs of CPU */
+static pressure_last_sample
+took(int64_t start, int64_t wall, int64_t cpu_us)
+{
+	pressure_last_sample l = {start, start + wall, cpu_us};
+
+	return l;
+}
+
+/* The next sample's time under pressure: from the last sample's end, and its CPU time */
+static void
+test_sample_spacing(void)
+{
+	const int64_t t0 = 100000;
+	const int64_t grid = t0 + 10000;	/* the regular interval's next, 10 s on */
+	pressure_last_sample none = {0, 0, 0};
+	pressure_last_sample l;
+	int64_t		due;
+
+	/* the busy machine of issue 42: a core was hard to get, the CPU time small */
+	l = took(t0, 380, 70000);
+	due = pressure_sample_due(t0 + 380, grid, &l, PRESSURE_HIGH, 1000);
+	is_i64(due, t0 + 1000,
+		   "spacing: 380 ms of wall for 70 ms of CPU still samples every second (3 x the wall: 1,140 ms)");
+	l = took(t0, 1470, 117000);
+	due = pressure_sample_due(t0 + 1470, grid, &l, PRESSURE_HIGH, 1000);
+	is_i64(due, t0 + 1470 + 351, "spacing: 1,470 ms of wall for 117 ms of CPU: its end plus 3 x 117 ms");
+	ok(due - t0 < 3 * 1470, "spacing: ... sooner than 3 x its wall time (%lld ms)", (long long) (due - t0));
+	l = took(t0, 380, 70000);
+	due = pressure_sample_due(t0 + 380, grid, &l, PRESSURE_CRITICAL, 1000);
+	is_i64(due, t0 + 380 + 210, "spacing: critical, the busy machine: its end plus 3 x its CPU, not 3 x its wall");
+
+	/* a sample slow by its CPU spaces the next */
+	l = took(t0, 450, 400000);
+	due = pressure_sample_due(t0 + 450, grid, &l, PRESSURE_HIGH, 1000);
+	is_i64(due, t0 + 450 + 1200, "spacing: 400 ms of CPU: the next 1,200 ms after its end");
+	ok(due > t0 + 1000, "spacing: ... later than the pressure interval");
+	/* 3 x the CPU time, rounded up to a ms */
+	l = took(t0, 300, 7001);
+	is_i64(pressure_sample_due(t0 + 300, grid, &l, PRESSURE_CRITICAL, 100), t0 + 300 + 22,
+		   "spacing: 7.001 ms of CPU: 22 ms after its end (3 x, rounded up)");
+
+	/* the floor */
+	l = took(t0, 10, 0);
+	due = pressure_sample_due(t0 + 10, grid, &l, PRESSURE_CRITICAL, 100);
+	is_i64(due, t0 + 10 + PRESSURE_SAMPLE_GAP_MS, "spacing: no CPU at all: the floor after its end");
+	ok(due > t0 + 25, "spacing: ... later than a quarter of 100 ms from its start");
+	l = took(t0, 10, 6000);
+	is_i64(pressure_sample_due(t0 + 10, grid, &l, PRESSURE_CRITICAL, 100), t0 + 10 + PRESSURE_SAMPLE_GAP_MS,
+		   "spacing: 6 ms of CPU (3 x: 18 ms): the floor");
+	l = took(t0, 10, 7000);
+	is_i64(pressure_sample_due(t0 + 10, grid, &l, PRESSURE_CRITICAL, 100), t0 + 10 + 21,
+		   "spacing: 7 ms of CPU: 21 ms, past the floor");
+	l = took(t0, 10, -1);
+	is_i64(pressure_sample_due(t0 + 10, grid, &l, PRESSURE_CRITICAL, 100), t0 + 10 + PRESSURE_SAMPLE_GAP_MS,
+		   "spacing: a CPU time unknown (negative): the floor");
+	ok(PRESSURE_SAMPLE_GAP_MS < 100 / 4, "spacing: the floor is below the shortest interval (25 ms)");
+
+	/* no pressure: the grid, whatever the last sample took */
+	l = took(t0, 1470, 900000);
+	is_i64(pressure_sample_due(t0 + 1470, grid, &l, PRESSURE_NONE, 1000), grid,
+		   "spacing: no pressure: the grid, after a slow sample too");
+	l = took(t0, 5, 1000);
+	is_i64(pressure_sample_due(t0 + 5, grid, &l, PRESSURE_NONE, 1000), grid,
+		   "spacing: no pressure: the grid, after a quick one");
+	is_i64(pressure_sample_due(t0, 0, &l, PRESSURE_NONE, 1000), t0, "spacing: no grid yet: at once");
+	is_i64(pressure_sample_due(t0, grid, &none, PRESSURE_HIGH, 1000), grid,
+		   "spacing: pressure before any sample: the grid");
+	/* the grid first where it comes sooner, and still no sooner than the spacing */
+	l = took(t0, 100, 10000);
+	is_i64(pressure_sample_due(t0 + 100, t0 + 400, &l, PRESSURE_HIGH, 1000), t0 + 400,
+		   "spacing: the grid when it comes before the pressure interval");
+	l = took(t0, 100, 200000);
+	is_i64(pressure_sample_due(t0 + 100, t0 + 400, &l, PRESSURE_HIGH, 1000), t0 + 100 + 600,
+		   "spacing: ... but not before the spacing after a slow sample");
+
+	/* the critical level four times as often */
+	l = took(t0, 30, 20000);
+	is_i64(pressure_sample_due(t0 + 30, grid, &l, PRESSURE_HIGH, 1000), t0 + 1000, "spacing: high: every 1 s");
+	is_i64(pressure_sample_due(t0 + 30, grid, &l, PRESSURE_CRITICAL, 1000), t0 + 250,
+		   "spacing: critical: every 250 ms, four times as often");
+	is_i64(pressure_sample_due(t0 + 30, grid, &l, PRESSURE_CRITICAL, 2000), t0 + 500,
+		   "spacing: critical at 2 s: every 500 ms");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -491,5 +576,6 @@ main(int argc, char **argv)
 	test_sources();
 	test_cgroup_stat();
 	test_tick_files();
+	test_sample_spacing();
 	return tap_done();
 }

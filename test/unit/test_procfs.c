@@ -306,6 +306,8 @@ test_threads_and_schedstat(void)
 	ok(procfs_parse_stat(buf, len, &st) == 0 && st.state == 'S', "threads: stat parsed");
 	is_i64(st.threads, 4, "threads: field 20 of a multi-threaded process");
 	is_i64((int64_t) st.faults, 2905 + 0, "faults: minflt (field 10) + majflt (field 12)");
+	ok(st.reaped.cminflt == 6512 && st.reaped.cutime == 4 && st.reaped.cstime == 0,
+	   "reaped: cminflt, cutime, cstime (fields 11, 16, 17) of a python3 that reaped children");
 	is_i64(st.ppid, 19354, "threads: ppid");
 	is_i64((int64_t) st.starttime, 3492926, "threads: starttime");
 	is_i64((int64_t) st.start_brk, INT64_C(93856156295168), "threads: start_brk (field 47)");
@@ -315,6 +317,18 @@ test_threads_and_schedstat(void)
 	is_i64(st.threads, 7, "threads: field 20 of a minimal line");
 	is_i64((int64_t) st.faults, 8 + 10, "faults: fields 10 and 12 of a minimal line");
 	is_i64((int64_t) st.starttime, 99, "threads: starttime of a minimal line");
+	ok(st.reaped.cminflt == 9 && st.reaped.cutime == 14 && st.reaped.cstime == 15,
+	   "reaped: fields 11, 16 and 17 of a minimal line, not their neighbours");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 x 15 16 17 7 0 99", &st) != 0,
+	   "reaped: a word in field 16 fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 -9 10 11 12 13 14 15 16 17 7 0 99", &st) != 0,
+	   "reaped: a negative field 11 fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 99999999999999999999 16 17 7 0 99",
+					   &st) != 0, "reaped: field 17 past INT64_MAX fails");
+	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 7 0 99", &st) == 0 &&
+	   parse_stat_text("1 (x) S 2 3 4 5 6 7 8 0 10 0 12 13 0 0 16 17 7 0 99", &st) == 0 &&
+	   st.reaped.cminflt == 0 && st.reaped.cutime == 0 && st.reaped.cstime == 0,
+	   "reaped: zeros, after a line of other figures");
 	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 7 0", &st) != 0,
 	   "threads: 21 fields fail");
 	ok(parse_stat_text("1 (x) S 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 many 0 99", &st) != 0,
@@ -606,6 +620,7 @@ test_live(void)
 	pid_t		kids[3];
 	pid_t		found[64];
 	pid_t		dead;
+	siginfo_t	info;
 	int			n, hits;
 	char		buf[64];
 	size_t		len;
@@ -693,14 +708,20 @@ test_live(void)
 			hits += found[i] == kids[k];
 	is_i64(hits, 3, "children: the /proc scan finds them too");
 	ok(procmem_read_process(kids[0], getpid(), NULL, &opt, &s) == READ_OK, "live: a child is sampled");
+	{
+		int			has = -1;
+		int			files = procfs_has_child(kids[0], &has) == PROCFS_OK;
+
+		/* where the kernel has the children files, else none answers */
+		ok(files ? has == 0 : has == 0 && procfs_has_child(getpid(), &has) != PROCFS_OK,
+		   "has child: a child has none%s", files ? "" : " (no children files on this kernel)");
+		ok(procfs_has_child(getpid(), &has) != PROCFS_OK || has == 1, "has child: 3 children");
+		ok(procfs_has_child(0, &has) != PROCFS_OK || has == 1, "has child: pid 0 is this process");
+	}
 
 	kill(kids[0], SIGKILL);
-	{
-		siginfo_t	info;
-
-		/* wait until it is a zombie, without reaping it */
-		waitid(P_PID, kids[0], &info, WEXITED | WNOWAIT);
-	}
+	/* wait until it is a zombie, without reaping it */
+	waitid(P_PID, kids[0], &info, WEXITED | WNOWAIT);
 	ok(procmem_read_process(kids[0], getpid(), NULL, &opt, &s) == READ_GONE,
 	   "live: a zombie child is gone");
 	waitpid(kids[0], NULL, 0);
@@ -713,10 +734,21 @@ test_live(void)
 	   "read: a missing file reports gone");
 	ok(procfs_read_file(0, "stat", buf, 8, &len) == PROCFS_OK && len == 7 && buf[7] == '\0',
 	   "read: a small buffer is filled and terminated, never overrun");
-	for (int i = 1; i < 3; i++)
 	{
-		kill(kids[i], SIGKILL);
-		waitpid(kids[i], NULL, 0);
+		int			has = -1;
+
+		ok(procfs_has_child(getpid(), &has) != PROCFS_OK || has == 1,
+		   "has child: 2 children left, one reaped");
+		for (int i = 1; i < 3; i++)
+			kill(kids[i], SIGKILL);
+		for (int i = 1; i < 3; i++)
+			waitid(P_PID, kids[i], &info, WEXITED | WNOWAIT);
+		ok(procfs_has_child(getpid(), &has) != PROCFS_OK || has == 1,
+		   "has child: 2 exited children not yet reaped still count");
+		for (int i = 1; i < 3; i++)
+			waitpid(kids[i], NULL, 0);
+		ok(procfs_has_child(getpid(), &has) != PROCFS_OK || has == 0, "has child: all reaped, none");
+		ok(procfs_has_child(dead, &has) != PROCFS_OK, "has child: a reaped pid has no file");
 	}
 }
 

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rules/reuse.h"
@@ -202,6 +206,19 @@ test_moved_equal(void)
 	   (unsigned long long) m.anon, (unsigned long long) m.file);
 }
 
+/* reuse_process_unchanged() with a mark now of sched and no child */
+static int
+unchanged(const reuse_mark *then, int64_t then_ms, const procfs_stat *id,
+		  const procfs_schedstat *sched, int64_t now_ms)
+{
+	reuse_mark	now;
+
+	memset(&now, 0, sizeof(now));
+	now.sched = *sched;
+	now.childless = 1;
+	return reuse_process_unchanged(then, then_ms, id, &now, now_ms);
+}
+
 static void
 test_process_unchanged(void)
 {
@@ -219,19 +236,25 @@ test_process_unchanged(void)
 	base.ppid = 19354;
 	base.threads = 1;
 	base.starttime = 3492926;
+	/* the captured python3's: it reaped children that faulted and ran */
+	base.reaped.cminflt = 6512;
+	base.reaped.cutime = 4;
+	memset(&then, 0, sizeof(then));
 	then.starttime = 3492926;
 	then.threads = 1;
+	then.reaped = base.reaped;
 	then.sched = sched;
+	then.childless = 1;
 
-	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0 + 1000), "unchanged: asleep, the same");
-	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0), "unchanged: read at the same ms");
-	ok(reuse_process_unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS - 1),
+	ok(unchanged(&then, t0, &base, &sched, t0 + 1000), "unchanged: asleep, the same");
+	ok(unchanged(&then, t0, &base, &sched, t0), "unchanged: read at the same ms");
+	ok(unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS - 1),
 	   "unchanged: %d ms after", REUSE_MAX_AGE_MS - 1);
-	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS),
+	ok(!unchanged(&then, t0, &base, &sched, t0 + REUSE_MAX_AGE_MS),
 	   "unchanged: not %d ms after", REUSE_MAX_AGE_MS);
-	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 - 1), "unchanged: not before it was read");
+	ok(!unchanged(&then, t0, &base, &sched, t0 - 1), "unchanged: not before it was read");
 	then.threads = 2;
-	ok(!reuse_process_unchanged(&then, t0, &base, &sched, t0 + 1000),
+	ok(!unchanged(&then, t0, &base, &sched, t0 + 1000),
 	   "unchanged: not when it had two threads at the read (one since gone ran unseen)");
 	then.threads = 1;
 	{
@@ -239,45 +262,75 @@ test_process_unchanged(void)
 		reuse_mark z = then;
 
 		z.sched = zeros;
-		ok(!reuse_process_unchanged(&z, t0, &base, &zeros, t0 + 1000),
+		ok(!unchanged(&z, t0, &base, &zeros, t0 + 1000),
 		   "unchanged: not on a kernel that shows 0 0 0 (no sched_info)");
 	}
 
 	id = base;
 	id.starttime++;
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: another start time");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: another start time");
 	id = base;
 	id.state = 'R';
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: running");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: running");
 	id.state = 'D';
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: in disk sleep");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: in disk sleep");
 	id.state = 'T';
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: stopped");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: stopped");
 	id.state = 'Z';
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: a zombie");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: a zombie");
 	id = base;
 	id.threads = 2;
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: two threads");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: two threads");
 	id.threads = PROCFS_MISSING;
-	ok(!reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: threads unknown");
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: threads unknown");
 
 	s2 = sched;
 	s2.runtime_ns++;
-	ok(!reuse_process_unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: 1 ns more on a CPU");
+	ok(!unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: 1 ns more on a CPU");
 	s2 = sched;
 	s2.timeslices++;
-	ok(!reuse_process_unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: one timeslice more");
+	ok(!unchanged(&then, t0, &base, &s2, t0 + 1000), "unchanged: one timeslice more");
+	/* a child reaped since: what it faulted and ran was added to these */
+	id = base;
+	id.reaped.cminflt++;
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   "unchanged: not when a reaped child's minor faults were added (cminflt)");
+	id = base;
+	id.reaped.cutime++;
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   "unchanged: not when a reaped child's user time was added (cutime)");
+	id = base;
+	id.reaped.cstime++;
+	ok(!unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   "unchanged: not when a reaped child's system time was added (cstime)");
+	/* a child then or now, alive or a zombie: its children file listed it */
+	{
+		reuse_mark	now;
+
+		memset(&now, 0, sizeof(now));
+		now.sched = sched;
+		now.childless = 1;
+		ok(reuse_process_unchanged(&then, t0, &base, &now, t0 + 1000), "children: none then, none now");
+		now.childless = 0;
+		ok(!reuse_process_unchanged(&then, t0, &base, &now, t0 + 1000),
+		   "children: one now (or its file unreadable): not reused");
+		now.childless = 1;
+		then.childless = 0;
+		ok(!reuse_process_unchanged(&then, t0, &base, &now, t0 + 1000),
+		   "children: one at the read, none now (exited, reaped unseen): not reused");
+		then.childless = 1;
+	}
 	/* ppid is no condition: the start time names the process */
 	id = base;
 	id.ppid = 1;
-	ok(reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: ppid is no condition");
+	ok(unchanged(&then, t0, &id, &sched, t0 + 1000), "unchanged: ppid is no condition");
 
 	buf = slurp("linux-6.18-threads/stat", &len);
 	ok(procfs_parse_stat(buf, len, &id) == 0 && id.state == 'S' && id.starttime == then.starttime &&
-	   !reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000),
+	   !unchanged(&then, t0, &id, &sched, t0 + 1000),
 	   "unchanged: the captured sleeping python3 has four threads: never reused");
 	id.threads = 1;
-	ok(reuse_process_unchanged(&then, t0, &id, &sched, t0 + 1000),
+	ok(unchanged(&then, t0, &id, &sched, t0 + 1000),
 	   "unchanged: the same with one thread would be");
 	free(buf);
 }
@@ -314,6 +367,143 @@ test_postmaster_still(void)
 	   (unsigned long long) self.faults, (long long) self.anon);
 }
 
+/*
+ * Faults in the pages of a fresh mapping and runs on a CPU for about ms of
+ * its own clock, as a forked child touching memory does
+ */
+static void
+touch_and_run(size_t bytes, int ms)
+{
+	char	   *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec t;
+
+	if (p == MAP_FAILED)
+		_exit(2);
+	/* a fault per page, not per huge page */
+	(void) madvise(p, bytes, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < bytes; i += (size_t) sysconf(_SC_PAGESIZE))
+		p[i] = 1;
+	do
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	while (t.tv_sec * 1000 + t.tv_nsec / 1000000 < ms);
+}
+
+/* A child that touches 4 MB and runs 60 ms once told to (a byte on *go), then exits */
+static pid_t
+fork_toucher(int *go)
+{
+	int			fds[2];
+	pid_t		kid;
+	char		c;
+
+	if (pipe(fds) != 0 || (kid = fork()) < 0)
+		return -1;
+	if (kid == 0)
+	{
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(1);
+		touch_and_run(4 << 20, 60);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return kid;
+}
+
+static void
+tell(int go)
+{
+	char		c = 0;
+
+	if (write(go, &c, 1) != 1)
+		ok(0, "children: the child told to go");
+	close(go);
+}
+
+/* This process's mark now, as if it had slept since then (the same schedstat) */
+static void
+mark_now(const reuse_mark *then, procfs_stat *id, reuse_mark *now)
+{
+	procfs_read_stat(0, id);
+	reuse_mark_take(getpid(), id, now);
+	id->state = 'S';
+	now->sched = then->sched;
+}
+
+/*
+ * A process with a child is never reused: this one forks children that
+ * touch memory, run and exit. The one that is waited for is listed alive
+ * and exited (a zombie) until reaped, and then its faults and times are
+ * this process's cminflt, cutime and cstime; the one exiting while SIGCHLD
+ * is ignored leaves nothing behind, and was seen at the read before.
+ */
+static void
+test_children(void)
+{
+	int			has;
+	int			files = procfs_has_child(getpid(), &has) == PROCFS_OK;
+	procfs_stat before, id;
+	reuse_mark	then, now;
+	siginfo_t	info;
+	pid_t		kid;
+	int			go;
+
+	ok(procfs_read_stat(0, &before) == PROCFS_OK &&
+	   reuse_mark_take(getpid(), &before, &then) == PROCFS_OK, "children: this process's mark");
+	if (!files)
+	{
+		ok(!then.childless, "children: a kernel without the children files: never childless");
+		skip(9, "the kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
+		return;
+	}
+	ok(then.childless, "children: none yet");
+	mark_now(&then, &id, &now);
+	ok(reuse_process_unchanged(&then, 0, &id, &now, 1), "children: none since: reused");
+
+	if ((kid = fork_toucher(&go)) < 0)
+		return;
+	mark_now(&then, &id, &now);
+	ok(!now.childless && !reuse_process_unchanged(&then, 0, &id, &now, 1),
+	   "children: a live child: not reused");
+	tell(go);
+	/* a zombie until reaped, as under a backend that does not wait */
+	waitid(P_PID, kid, &info, WEXITED | WNOWAIT);
+	mark_now(&then, &id, &now);
+	ok(!now.childless && !reuse_process_unchanged(&then, 0, &id, &now, 1),
+	   "children: an exited child not yet reaped: not reused");
+	ok(memcmp(&id.reaped, &before.reaped, sizeof(procfs_reaped)) == 0,
+	   "children: not reaped, its faults and times are not this process's yet");
+	waitpid(kid, NULL, 0);
+	mark_now(&then, &id, &now);
+	ok(id.reaped.cminflt >= before.reaped.cminflt + (4 << 20) / sysconf(_SC_PAGESIZE) &&
+	   id.reaped.cutime + id.reaped.cstime > before.reaped.cutime + before.reaped.cstime,
+	   "children: reaped, its 4 MB's faults and its 60 ms are this process's (cminflt %llu to %llu, "
+	   "cutime + cstime %llu to %llu ticks)",
+	   (unsigned long long) before.reaped.cminflt, (unsigned long long) id.reaped.cminflt,
+	   (unsigned long long) (before.reaped.cutime + before.reaped.cstime),
+	   (unsigned long long) (id.reaped.cutime + id.reaped.cstime));
+	ok(now.childless && !reuse_process_unchanged(&then, 0, &id, &now, 1),
+	   "children: reaped, none left, but what the reaping left differs: not reused");
+
+	/* SIGCHLD ignored: the child is gone at its exit, with no trace here */
+	signal(SIGCHLD, SIG_IGN);
+	if ((kid = fork_toucher(&go)) < 0)
+		return;
+	procfs_read_stat(0, &before);
+	reuse_mark_take(getpid(), &before, &then);
+	ok(!then.childless, "children: read with a live child");
+	tell(go);
+	/* returns when it is gone: ECHILD */
+	waitpid(kid, NULL, 0);
+	signal(SIGCHLD, SIG_DFL);
+	mark_now(&then, &id, &now);
+	ok(now.childless && memcmp(&id.reaped, &before.reaped, sizeof(procfs_reaped)) == 0,
+	   "children: it exited, no zombie, nothing reaped");
+	ok(!reuse_process_unchanged(&then, 0, &id, &now, 1),
+	   "children: but it was there at the read: not reused");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -323,5 +513,6 @@ main(int argc, char **argv)
 	test_moved_equal();
 	test_process_unchanged();
 	test_postmaster_still();
+	test_children();
 	return tap_done();
 }
