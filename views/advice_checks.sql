@@ -325,6 +325,52 @@ BEGIN ATOMIC
 	  AND (f.jit_bytes OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=) f.overhead;
 END;
 
+-- What to change about a crash's victim that held the memory itself, for
+-- the advice: a session not running a statement held it between
+-- statements (its temp_buffers, where set; no work_mem); a statement whose
+-- plans had no sort or hash held its own memory (max_backend_memory bounds
+-- it, no work_mem); else its work_mem, where it was set (said: what it ran
+-- with, work_mem first when it said it).
+CREATE FUNCTION pg_procmem_crash_own_advice(state text, plan_memory text, said text[], temp_buffers_source text,
+											work_mem_source text, usename text, datname text, query text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+			THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
+								   'which no work_mem bounds (%s). End such sessions sooner '
+								   '(idle_in_transaction_session_timeout, idle_session_timeout), and '
+								   'pg_procmem.max_backend_memory bounds what one may hold.', state,
+								   COALESCE('its temp_buffers, ' OPERATOR(pg_catalog.||)
+											pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(said) AS x
+																   WHERE x LIKE 'temp_buffers =%'), ' (', 1)
+											OPERATOR(pg_catalog.||) ' set '
+											OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(temp_buffers_source)
+											OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
+											'a temporary table''s buffers, its caches, what a function kept'))
+			WHEN plan_memory OPERATOR(pg_catalog.=) 'none'
+			THEN 'Its statement had no sort or hash, whose memory work_mem bounds: what grew was its own '
+				 '(a function''s variables, an array or a value it built, an aggregate''s state), which no '
+				 'work_mem bounds; pg_procmem.max_backend_memory does. Find what grows (EXPLAIN ANALYZE, '
+				 'the function''s code) on a copy.'
+			WHEN @extschema@.pg_procmem_set_where(work_mem_source) IS NOT NULL
+			THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
+								   'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
+								   pg_catalog.split_part(said[1], ' (', 1),
+								   @extschema@.pg_procmem_set_where(work_mem_source) OPERATOR(pg_catalog.||)
+									   CASE work_mem_source WHEN 'session' THEN ' (the application''s SET)'
+											WHEN 'client' THEN ' (PGOPTIONS)' ELSE '' END,
+								   CASE work_mem_source
+										WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', usename)
+										WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', datname)
+										WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
+																					 usename, datname)
+										ELSE '' END)
+			WHEN query IS NOT NULL
+			THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END;
+
+COMMENT ON FUNCTION pg_procmem_crash_own_advice(text, text, text[], text, text, text, text, text) IS
+'internal: what to change about a crash''s victim that held the memory itself, for the advice';
+
 -- Kills for memory of the last day, from the memory history (none without
 -- pg_procmem in shared_preload_libraries): a crash restart begun by a
 -- signal 9 with the cgroup's OOM kill counter rising (or unknown). What was
@@ -381,38 +427,9 @@ BEGIN ATOMIC
 					 WHEN v.elsewhere
 					 THEN pg_catalog.format('%s: lower what these processes can take (work_mem, temp_buffers) or how '
 											'many run at once (a pooler).', v.holders) END,
-				CASE WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
-					 THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
-											'which no work_mem bounds (%s). End such sessions sooner '
-											'(idle_in_transaction_session_timeout, idle_session_timeout), and '
-											'pg_procmem.max_backend_memory bounds what one may hold.', c.state,
-											COALESCE('its temp_buffers, ' OPERATOR(pg_catalog.||)
-													 pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(v.said) AS x
-																			WHERE x LIKE 'temp_buffers =%'), ' (', 1)
-													 OPERATOR(pg_catalog.||) ' set '
-													 OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(c.temp_buffers_source)
-													 OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
-													 'a temporary table''s buffers, its caches, what a function kept'))
-					 WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
-					 THEN 'Its statement had no sort or hash, whose memory work_mem bounds: what grew was its own '
-						  '(a function''s variables, an array or a value it built, an aggregate''s state), which no '
-						  'work_mem bounds; pg_procmem.max_backend_memory does. Find what grows (EXPLAIN ANALYZE, '
-						  'the function''s code) on a copy.'
-					 WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
-					 THEN pg_catalog.format('It ran with %s, set %s: each sort or hash of a query may take '
-											'work_mem (times hash_mem_multiplier for a hash); lower it there%s.',
-											pg_catalog.split_part(v.said[1], ' (', 1),
-											@extschema@.pg_procmem_set_where(c.work_mem_source) OPERATOR(pg_catalog.||)
-												CASE c.work_mem_source WHEN 'session' THEN ' (the application''s SET)'
-													 WHEN 'client' THEN ' (PGOPTIONS)' ELSE '' END,
-											CASE c.work_mem_source
-												 WHEN 'user' THEN pg_catalog.format(' (ALTER ROLE %I RESET work_mem)', c.usename)
-												 WHEN 'database' THEN pg_catalog.format(' (ALTER DATABASE %I RESET work_mem)', c.datname)
-												 WHEN 'database user' THEN pg_catalog.format(' (ALTER ROLE %I IN DATABASE %I RESET work_mem)',
-																							 c.usename, c.datname)
-												 ELSE '' END)
-					 WHEN NOT v.elsewhere AND c.query IS NOT NULL
-					 THEN 'Find what in this query grows (EXPLAIN ANALYZE it on a copy) and lower work_mem for it.' END,
+				CASE WHEN NOT v.elsewhere
+					 THEN @extschema@.pg_procmem_crash_own_advice(c.state, c.plan_memory, v.said, c.temp_buffers_source,
+							  c.work_mem_source, c.usename, c.datname, c.query) END,
 				CASE WHEN c.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
 					 THEN pg_catalog.format('The kernel killed the %s, which held little of its own (see the '
 											'oom_auxiliary_first check).', c.backend_type) END,
@@ -589,11 +606,13 @@ REVOKE ALL ON FUNCTION pg_procmem_advice_memory_settings(pg_procmem_advice_facts
 REVOKE ALL ON FUNCTION pg_procmem_advice_connections(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_pressure(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_crashes(pg_procmem_advice_facts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_own_advice(text, text, text[], text, text, text, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_restarts(pg_procmem_advice_facts) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_advice_guard(pg_procmem_advice_facts) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_advice_huge_pages(pg_procmem_advice_facts),
 	pg_procmem_advice_oom(pg_procmem_advice_facts), pg_procmem_advice_memory_settings(pg_procmem_advice_facts),
 	pg_procmem_advice_connections(pg_procmem_advice_facts), pg_procmem_advice_pressure(pg_procmem_advice_facts),
 	pg_procmem_advice_crashes(pg_procmem_advice_facts), pg_procmem_advice_restarts(pg_procmem_advice_facts),
-	pg_procmem_advice_guard(pg_procmem_advice_facts)
+	pg_procmem_advice_guard(pg_procmem_advice_facts),
+	pg_procmem_crash_own_advice(text, text, text[], text, text, text, text, text)
 	TO pg_read_all_stats;

@@ -281,6 +281,56 @@ RETURN group_processes IS NOT NULL
 								 ELSE group_overhead OPERATOR(pg_catalog.>=) (room OPERATOR(pg_catalog./) 2) END),
 					false);
 
+-- When a crash's kill happened, in one line of its report: between the
+-- two reads of the OOM kill counter on either side of it (and the exit,
+-- when it came later), or that the counter did not rise across it; for a
+-- server killed whole, the counter's rise since its last sample.
+CREATE FUNCTION pg_procmem_crash_when(oom_killed boolean, killed_after timestamptz, crashed_at timestamptz,
+									  exited_at timestamptz, signal integer, how_known text, oom_kills bigint,
+									  last_sample_at timestamptz)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN oom_killed AND killed_after IS NOT NULL
+			THEN pg_catalog.format('OOM kill %s-%s%s', pg_catalog.to_char(killed_after, 'HH24:MI:SS.MS'),
+					 pg_catalog.to_char(crashed_at, 'HH24:MI:SS.MS'),
+					 CASE WHEN exited_at OPERATOR(pg_catalog.-) crashed_at OPERATOR(pg_catalog.>=) '0.05 s'::interval
+						  THEN pg_catalog.format(', exit %s s on', pg_catalog.round(pg_catalog.date_part('epoch',
+								   exited_at OPERATOR(pg_catalog.-) crashed_at)::numeric, 1))
+						  ELSE ' (its exit)' END)
+			-- killed whole: no exit was logged; the counter since its last sample
+			WHEN how_known OPERATOR(pg_catalog.=) 'unclean stop'
+			THEN CASE WHEN oom_killed THEN pg_catalog.format('OOM kill counter +%s since %s: killed whole?', oom_kills,
+															  pg_catalog.to_char(last_sample_at, 'HH24:MI:SS'))
+					  WHEN NOT oom_killed THEN pg_catalog.format('no OOM kill counted since %s: cause unknown',
+																 pg_catalog.to_char(last_sample_at, 'HH24:MI:SS'))
+					  ELSE 'cause unknown; last sample ' OPERATOR(pg_catalog.||)
+						   COALESCE(pg_catalog.to_char(last_sample_at, 'HH24:MI:SS'), 'none') END
+			WHEN NOT oom_killed AND signal OPERATOR(pg_catalog.=) 9
+			THEN 'no OOM kill counted: cause unknown' END;
+
+-- What to change about a crash's victim that held the memory itself, in
+-- one line of its report: not running a statement, its temp_buffers or
+-- max_backend_memory (no work_mem of one held it); a statement whose plans
+-- had no sort or hash, max_backend_memory; else its work_mem, where set.
+CREATE FUNCTION pg_procmem_crash_own_change(state text, plan_memory text, temp_buffers_source text,
+											work_mem_source text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+			THEN COALESCE('to change: its temp_buffers, set ' OPERATOR(pg_catalog.||)
+						  @extschema@.pg_procmem_set_where(temp_buffers_source),
+						  'held between statements: see max_backend_memory')
+			WHEN plan_memory OPERATOR(pg_catalog.=) 'none'
+			THEN 'no sort or hash in it: see max_backend_memory'
+			ELSE 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
+				 @extschema@.pg_procmem_set_where(work_mem_source) END;
+
+COMMENT ON FUNCTION pg_procmem_crash_when(boolean, timestamptz, timestamptz, timestamptz, integer, text, bigint,
+										   timestamptz) IS
+'internal: when a crash''s kill happened, in a line of its report';
+COMMENT ON FUNCTION pg_procmem_crash_own_change(text, text, text, text) IS
+'internal: what to change about a crash''s victim that held the memory itself, in a line of its report';
+
 -- What the crash rows' words go by: whether the victim is of the largest
 -- group's user, application and type; its overhead when a sample saw its
 -- query running (an idle session sampled small may have started the query
@@ -385,29 +435,8 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								  COALESCE(c.backend_type, 'unknown type'),
 								  COALESCE(', signal ' OPERATOR(pg_catalog.||) c.signal,
 										   ', exit code ' OPERATOR(pg_catalog.||) c.exit_code, '')) END),
-				-- when: the two reads of the counter on either side of the kill, and the exit
-				(1.5, CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
-						   THEN pg_catalog.format('OOM kill %s-%s%s',
-								pg_catalog.to_char(c.killed_after, 'HH24:MI:SS.MS'),
-								pg_catalog.to_char(c.crashed_at, 'HH24:MI:SS.MS'),
-								CASE WHEN c.exited_at OPERATOR(pg_catalog.-) c.crashed_at
-										  OPERATOR(pg_catalog.>=) '0.05 s'::interval
-									 THEN pg_catalog.format(', exit %s s on',
-										  pg_catalog.round(pg_catalog.date_part('epoch', c.exited_at
-											  OPERATOR(pg_catalog.-) c.crashed_at)::numeric, 1))
-									 ELSE ' (its exit)' END)
-						   WHEN NOT c.oom_killed AND c.signal OPERATOR(pg_catalog.=) 9
-						   THEN 'no OOM kill counted: cause unknown'
-						   -- the server killed whole: its last samples are all there is
-						   WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
-						   THEN CASE WHEN c.oom_killed
-									 THEN pg_catalog.format('the OOM kill counter rose by %s: killed whole?',
-															c.cgroup_oom_kills)
-									 WHEN NOT c.oom_killed THEN 'no OOM kill counted: cause unknown'
-									 ELSE 'cause unknown' END END),
-				(1.6, CASE WHEN c.how_known OPERATOR(pg_catalog.=) 'unclean stop'
-						   THEN 'its last sample at ' OPERATOR(pg_catalog.||)
-								pg_catalog.to_char(c.last_sample_at, 'YYYY-MM-DD HH24:MI:SS') END),
+				(1.5, @extschema@.pg_procmem_crash_when(c.oom_killed, c.killed_after, c.crashed_at, c.exited_at,
+						  c.signal, c.how_known, c.cgroup_oom_kills, c.last_sample_at)),
 				(2, NULLIF(pg_catalog.concat_ws(', ', 'user ' OPERATOR(pg_catalog.||) c.usename,
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
@@ -423,21 +452,17 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(pg_catalog.format(' (query started %s s before)',
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.query_start)::numeric, 1)), '') END),
-				-- between statements: what it holds is no statement's
-				(5.1, CASE WHEN c.state OPERATOR(pg_catalog.<>) 'active'
-						   THEN pg_catalog.format('it was %s then', c.state) END),
-				-- a parallel query: the leader and its workers are one holder
-				(5.2, CASE WHEN c.parallel_processes OPERATOR(pg_catalog.>) 1
-						   THEN pg_catalog.format('its parallel query: %s processes held %s', c.parallel_processes,
-								pg_catalog.pg_size_pretty(c.parallel_overhead)) END),
+				-- not running a statement; a parallel query (the leader and its workers are one holder)
+				(5.1, 'it was ' OPERATOR(pg_catalog.||) NULLIF(c.state, 'active') OPERATOR(pg_catalog.||) ' then'),
+				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
+					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
 						   THEN pg_catalog.format('the cgroup had %s of room at the last sample',
 								pg_catalog.pg_size_pretty(c.cgroup_limit OPERATOR(pg_catalog.-) c.cgroup_usage_at_sample)) END),
-				-- the largest group at the last sample, when it held the memory:
-				-- sessions like it, or others when it held little
-				-- (when it was another group: the culprit, beside the victim)
+				-- the largest group at the last sample, when it held the memory: sessions
+				-- like it, or others when it held little (then the culprit, beside the victim)
 				(7, CASE WHEN v.elsewhere AND NOT v.same_group
 						 THEN 'culprit: ' OPERATOR(pg_catalog.||) h.line
 						 WHEN v.pid IS NULL OR v.elsewhere OR (v.same_group AND h.processes OPERATOR(pg_catalog.>) 1)
@@ -445,21 +470,10 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 				-- what to change, where it was set (pg_procmem_advice says more)
 				(8.9, CASE WHEN c.signal IS DISTINCT FROM 9 THEN NULL
 						   WHEN v.elsewhere AND @extschema@.pg_procmem_set_where(h.temp_buffers_source) IS NOT NULL
-						   THEN ('to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source)
-								OPERATOR(pg_catalog.||) ')'
-						   -- not running a statement: no work_mem of one held it
-						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
-								AND @extschema@.pg_procmem_set_where(c.temp_buffers_source) IS NOT NULL
-						   THEN 'to change: its temp_buffers, set ' OPERATOR(pg_catalog.||)
-								@extschema@.pg_procmem_set_where(c.temp_buffers_source)
-						   WHEN NOT v.elsewhere AND c.state OPERATOR(pg_catalog.<>) 'active'
-						   THEN 'held between statements: see max_backend_memory'
-						   -- a plan with no sort or hash: no work_mem held it
-						   WHEN NOT v.elsewhere AND c.plan_memory OPERATOR(pg_catalog.=) 'none'
-						   THEN 'no sort or hash in it: see max_backend_memory'
-						   WHEN NOT v.elsewhere AND @extschema@.pg_procmem_set_where(c.work_mem_source) IS NOT NULL
-						   THEN 'to change: its work_mem, set ' OPERATOR(pg_catalog.||)
-								@extschema@.pg_procmem_set_where(c.work_mem_source) END),
+						   THEN 'to change: their temp_buffers (' OPERATOR(pg_catalog.||) h.temp_buffers_source OPERATOR(pg_catalog.||) ')'
+						   WHEN NOT v.elsewhere
+						   THEN @extschema@.pg_procmem_crash_own_change(c.state, c.plan_memory, c.temp_buffers_source,
+																	   c.work_mem_source) END),
 				(9, CASE WHEN c.cgroup_oom_kills OPERATOR(pg_catalog.>) 1
 						 THEN c.cgroup_oom_kills OPERATOR(pg_catalog.||) ' OOM kills: the kernel killed others too' END)
 				UNION ALL
@@ -554,6 +568,9 @@ REVOKE ALL ON FUNCTION pg_procmem_holder_text(text, text, text, integer, bigint,
 REVOKE ALL ON FUNCTION pg_procmem_set_where(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_when(boolean, timestamptz, timestamptz, timestamptz, integer, text, bigint,
+											   timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_crash_own_change(text, text, text, text) FROM PUBLIC;
 REVOKE ALL ON pg_procmem_crash_holders FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history FROM PUBLIC;
 REVOKE ALL ON pg_procmem_history_system FROM PUBLIC;
@@ -566,7 +583,9 @@ GRANT EXECUTE ON FUNCTION pg_procmem_crash_groups(boolean), pg_procmem_oom_kills
 	pg_procmem_settings_said(bigint, text, double precision, text, bigint, text, bigint, text),
 	pg_procmem_holder_text(text, text, text, integer, bigint, boolean, integer), pg_procmem_set_where(text),
 	pg_procmem_held_elsewhere(text, bigint, integer, boolean, integer, integer, bigint, bigint),
-	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text) TO pg_read_all_stats;
+	pg_procmem_crash_facts(text, text, text, bigint, timestamptz, timestamptz, bigint, bigint, text, text, text),
+	pg_procmem_crash_when(boolean, timestamptz, timestamptz, timestamptz, integer, text, bigint, timestamptz),
+	pg_procmem_crash_own_change(text, text, text, text) TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_crash_holders TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_history, pg_procmem_history_system, pg_procmem_crashes,
 	pg_procmem_query_memory TO pg_read_all_stats;

@@ -376,7 +376,7 @@ def check_whole():
              "FROM pg_procmem_crashes c WHERE how_known = 'unclean stop' ORDER BY number DESC LIMIT 1")
     c = c[0] if c else {}
     ok(c.get("oom_killed") == "t" and c.get("cgroup_oom_kills") not in (None, "0") and c.get("last_sample_at")
-       and int(c.get("holders") or 0) >= 1 and "the OOM kill counter rose by" in (c.get("report") or "")
+       and int(c.get("holders") or 0) >= 1 and "OOM kill counter +" in (c.get("report") or "")
        and "last sample: " in c["report"] and "%s/wholeapp" % ETL in c["report"],
        "whole: the unclean stop found at the next start names the OOM kill, its last sample and who held "
        "the memory then (the session holding temp_buffers)", c)
