@@ -1382,12 +1382,11 @@ RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
 								   'which no work_mem bounds (%s). End such sessions sooner '
 								   '(idle_in_transaction_session_timeout, idle_session_timeout), and '
 								   'pg_procmem.max_backend_memory bounds what one may hold.', state,
-								   COALESCE('its temp_buffers, ' OPERATOR(pg_catalog.||)
-											pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(said) AS x
+								   COALESCE(pg_catalog.split_part((SELECT x FROM pg_catalog.unnest(said) AS x
 																   WHERE x LIKE 'temp_buffers =%'), ' (', 1)
 											OPERATOR(pg_catalog.||) ' set '
 											OPERATOR(pg_catalog.||) @extschema@.pg_procmem_set_where(temp_buffers_source)
-											OPERATOR(pg_catalog.||) ', keeps local buffers until it ends',
+											OPERATOR(pg_catalog.||) ': local buffers it keeps until it ends',
 											'a temporary table''s buffers, its caches, what a function kept'))
 			WHEN plan_memory OPERATOR(pg_catalog.=) 'none'
 			THEN 'Its statement had no sort or hash, whose memory work_mem bounds: what grew was its own '

@@ -86,6 +86,25 @@ read_everything() {
 		f:pg_procmem_crash_facts) out=$(sql "$1" "SELECT same_group AND running_overhead IS NULL AND room = 100
 			FROM pg_procmem_crash_facts('client backend', 'a', 'b', 5, '2026-01-01 00:00', '2026-01-01 00:01',
 			300, 200, 'client backend', 'a', 'b')" 2>&1) && [ "$out" = t ] ;;
+		# when the kill was: between two reads; no rise across a signal 9; a server killed whole after a rise
+		f:pg_procmem_crash_when) out=$(sql "$1" "SELECT pg_procmem_crash_when(true, '2026-01-01 00:00:01.2',
+			'2026-01-01 00:00:01.4', '2026-01-01 00:00:03.4', 9, 'postmaster log', 1, NULL)
+			= 'OOM kill 00:00:01.200-00:00:01.400, exit 2.0 s on'
+			AND pg_procmem_crash_when(false, NULL, '2026-01-01 00:00:01', '2026-01-01 00:00:01', 9,
+			'postmaster log', 0, NULL) = 'no OOM kill counted: cause unknown'
+			AND pg_procmem_crash_when(true, NULL, '2026-01-01 00:05', NULL, NULL, 'unclean stop', 1,
+			'2026-01-01 00:04:10') = 'OOM kill counter +1 since 00:04:10: killed whole?'" 2>&1) && [ "$out" = t ] ;;
+		# what to change: idle in transaction with temp_buffers set; no sort or hash; a sort with work_mem set
+		f:pg_procmem_crash_own_change) out=$(sql "$1" "SELECT pg_procmem_crash_own_change('idle in transaction',
+			NULL, 'session', 'session') = 'to change: its temp_buffers, set in its session'
+			AND pg_procmem_crash_own_change('active', 'none', NULL, 'session') = 'no sort or hash in it: see max_backend_memory'
+			AND pg_procmem_crash_own_change('active', 'sort', NULL, 'user') = 'to change: its work_mem, set for its role'" 2>&1) && [ "$out" = t ] ;;
+		f:pg_procmem_crash_own_advice) out=$(sql "$1" "SELECT pg_procmem_crash_own_advice('active', 'hash',
+			ARRAY['work_mem = 8GB (session)'], NULL, 'session', 'a', 'b', 'SELECT 1') LIKE 'It ran with work_mem = 8GB, set in its session%'
+			AND pg_procmem_crash_own_advice('active', 'none', ARRAY['work_mem = 8GB (session)'], NULL, 'session', 'a', 'b',
+			'SELECT 1') LIKE 'Its statement had no sort or hash%'
+			AND pg_procmem_crash_own_advice('idle', NULL, ARRAY['temp_buffers = 1GB (session)'], 'session', NULL, 'a', 'b',
+			NULL) LIKE 'It was idle at its last sample%(temp_buffers = 1GB set in its session: local buffers it keeps until it ends)%'" 2>&1) && [ "$out" = t ] ;;
 		# a sample 20 s old at the default interval stands for now; one 30 s old does not
 		f:pg_procmem_sample_fresh) out=$(sql "$1" "SELECT pg_procmem_sample_fresh(now() - interval '20 s', '10s', now())
 			AND NOT pg_procmem_sample_fresh(now() - interval '30 s', '10s', now())" 2>&1) && [ "$out" = t ] ;;
