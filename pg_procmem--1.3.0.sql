@@ -1269,7 +1269,7 @@ RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s%5$s had %4$s' ELSE '%1$
 		   pg_catalog.pg_size_pretty(overhead),
 		   -- a parallel query's workers count with their leader's group
 		   CASE WHEN workers OPERATOR(pg_catalog.>) 0
-				THEN pg_catalog.format(CASE WHEN terse THEN ' +%s workers' ELSE ' and %s parallel workers' END, workers)
+				THEN pg_catalog.format(' +%s workers', workers)
 				ELSE '' END);
 
 -- Whether a crash's victim held a small part of the memory, so that the
@@ -1330,14 +1330,15 @@ RETURN CASE WHEN oom_killed AND killed_after IS NOT NULL
 			THEN 'no OOM kill counted: cause unknown' END;
 
 -- What to change about a crash's victim that held the memory itself, in
--- one line of its report: not running a statement, its temp_buffers or
+-- one line of its report: idle (state: at its last sample, when its
+-- statement had started by then; else NULL), its temp_buffers or
 -- max_backend_memory (no work_mem of one held it); a statement whose plans
 -- had no sort or hash, max_backend_memory; else its work_mem, where set.
 CREATE FUNCTION pg_procmem_crash_own_change(state text, plan_memory text, temp_buffers_source text,
 											work_mem_source text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+RETURN CASE WHEN state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
 			THEN COALESCE('to change: its temp_buffers, set ' OPERATOR(pg_catalog.||)
 						  @extschema@.pg_procmem_set_where(temp_buffers_source),
 						  'held between statements: see max_backend_memory')
@@ -1434,8 +1435,8 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
-						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
-						 h.backend_type, h.usename, h.application_name) AS g) AS v,
+						 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit,
+						 c.cgroup_usage_at_sample, h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
 						  WHEN v.elsewhere AND v.same_group
@@ -1470,11 +1471,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.last_seen_at)::numeric, 1))
 						 ELSE 'no sample saw it' OPERATOR(pg_catalog.||)
-							  COALESCE(pg_catalog.format(' (query started %s s before)',
-								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
-																		c.query_start)::numeric, 1)), '') END),
+							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
+								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
+								  OPERATOR(pg_catalog.||) ' s before)', '') END),
 				-- not running a statement; a parallel query (the leader and its workers are one holder)
-				(5.1, 'it was ' OPERATOR(pg_catalog.||) NULLIF(c.state, 'active') OPERATOR(pg_catalog.||) ' then'),
+				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
 				-- about what one no sample saw grew by: the room it grew into
@@ -2231,7 +2232,7 @@ CREATE FUNCTION pg_procmem_crash_own_advice(state text, plan_memory text, said t
 											work_mem_source text, usename text, datname text, query text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+RETURN CASE WHEN state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
 			THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
 								   'which no work_mem bounds (%s). End such sessions sooner '
 								   '(idle_in_transaction_session_timeout, idle_session_timeout), and '
@@ -2285,7 +2286,7 @@ BEGIN ATOMIC
 											   pg_catalog.pg_size_pretty(c.overhead))
 						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
 		   pg_catalog.concat_ws('; ',
-				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+				pg_catalog.format('at %s %s', pg_catalog.to_char(COALESCE(c.exited_at, c.crashed_at), 'YYYY-MM-DD HH24:MI:SS.MS'),
 								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
 										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
 				CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
@@ -2339,8 +2340,8 @@ BEGIN ATOMIC
 						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
 						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
 						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
-		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name, c.overhead,
-			 c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
+		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
+			 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
 			 h.application_name) AS g,
 		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
 						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'
@@ -2964,7 +2965,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.killed_after IS 'the OOM kill c
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_seen_at (active, idle in transaction, ...): with a state but active, query is the statement it ran last';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
-COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: sort, hash, sort and hash, or none; NULL: not said';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: a list of sort, hash, tuplestore; none; NULL: not said (a utility, or killed before its statement reached the executor)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';

@@ -335,7 +335,7 @@ CREATE FUNCTION pg_procmem_crash_own_advice(state text, plan_memory text, said t
 											work_mem_source text, usename text, datname text, query text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+RETURN CASE WHEN state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
 			THEN pg_catalog.format('It was %s at its last sample: it held the memory between statements, '
 								   'which no work_mem bounds (%s). End such sessions sooner '
 								   '(idle_in_transaction_session_timeout, idle_session_timeout), and '
@@ -389,7 +389,7 @@ BEGIN ATOMIC
 											   pg_catalog.pg_size_pretty(c.overhead))
 						  OPERATOR(pg_catalog.||) COALESCE(': ' OPERATOR(pg_catalog.||) c.query, '') END), 64),
 		   pg_catalog.concat_ws('; ',
-				pg_catalog.format('at %s %s', pg_catalog.to_char(c.crashed_at, 'YYYY-MM-DD HH24:MI:SS.MS'),
+				pg_catalog.format('at %s %s', pg_catalog.to_char(COALESCE(c.exited_at, c.crashed_at), 'YYYY-MM-DD HH24:MI:SS.MS'),
 								  COALESCE('the postmaster logged: ' OPERATOR(pg_catalog.||) c.logged,
 										   'the postmaster logged nothing: ' OPERATOR(pg_catalog.||) c.how_known)),
 				CASE WHEN c.oom_killed AND c.killed_after IS NOT NULL
@@ -443,8 +443,8 @@ BEGIN ATOMIC
 						 @extschema@.pg_procmem_settings_said(h.work_mem, h.work_mem_source, h.hash_mem_multiplier,
 						 h.hash_mem_multiplier_source, h.temp_buffers, h.temp_buffers_source,
 						 h.maintenance_work_mem, h.maintenance_work_mem_source) AS holder_said) AS s,
-		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name, c.overhead,
-			 c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
+		 @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
+			 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample, h.backend_type, h.usename,
 			 h.application_name) AS g,
 		 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
 						 CASE WHEN c.backend_type OPERATOR(pg_catalog.=) 'client backend'

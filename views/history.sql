@@ -248,7 +248,7 @@ RETURN pg_catalog.format(CASE WHEN terse THEN '%2$s %1$s%5$s had %4$s' ELSE '%1$
 		   pg_catalog.pg_size_pretty(overhead),
 		   -- a parallel query's workers count with their leader's group
 		   CASE WHEN workers OPERATOR(pg_catalog.>) 0
-				THEN pg_catalog.format(CASE WHEN terse THEN ' +%s workers' ELSE ' and %s parallel workers' END, workers)
+				THEN pg_catalog.format(' +%s workers', workers)
 				ELSE '' END);
 
 -- Whether a crash's victim held a small part of the memory, so that the
@@ -309,14 +309,15 @@ RETURN CASE WHEN oom_killed AND killed_after IS NOT NULL
 			THEN 'no OOM kill counted: cause unknown' END;
 
 -- What to change about a crash's victim that held the memory itself, in
--- one line of its report: not running a statement, its temp_buffers or
+-- one line of its report: idle (state: at its last sample, when its
+-- statement had started by then; else NULL), its temp_buffers or
 -- max_backend_memory (no work_mem of one held it); a statement whose plans
 -- had no sort or hash, max_backend_memory; else its work_mem, where set.
 CREATE FUNCTION pg_procmem_crash_own_change(state text, plan_memory text, temp_buffers_source text,
 											work_mem_source text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN state OPERATOR(pg_catalog.<>) 'active'
+RETURN CASE WHEN state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
 			THEN COALESCE('to change: its temp_buffers, set ' OPERATOR(pg_catalog.||)
 						  @extschema@.pg_procmem_set_where(temp_buffers_source),
 						  'held between statements: see max_backend_memory')
@@ -413,8 +414,8 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
 					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
-						 c.overhead, c.last_seen_at, c.query_start, c.cgroup_limit, c.cgroup_usage_at_sample,
-						 h.backend_type, h.usename, h.application_name) AS g) AS v,
+						 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit,
+						 c.cgroup_usage_at_sample, h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
 						  WHEN v.elsewhere AND v.same_group
@@ -449,11 +450,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
 																		c.last_seen_at)::numeric, 1))
 						 ELSE 'no sample saw it' OPERATOR(pg_catalog.||)
-							  COALESCE(pg_catalog.format(' (query started %s s before)',
-								  pg_catalog.round(pg_catalog.date_part('epoch', c.crashed_at OPERATOR(pg_catalog.-)
-																		c.query_start)::numeric, 1)), '') END),
+							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
+								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
+								  OPERATOR(pg_catalog.||) ' s before)', '') END),
 				-- not running a statement; a parallel query (the leader and its workers are one holder)
-				(5.1, 'it was ' OPERATOR(pg_catalog.||) NULLIF(c.state, 'active') OPERATOR(pg_catalog.||) ' then'),
+				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
 				-- about what one no sample saw grew by: the room it grew into

@@ -368,7 +368,8 @@ static void
 describe(history_guard_action *a, PgBackendStatus *b, const procmem_context_total *totals,
 		 int ntotals)
 {
-	const procmem_context_total *t = procmem_contexts_find(totals, ntotals, a->pid);
+	const procmem_context_total *t = procmem_contexts_find(totals, ntotals, a->pid,
+														   b->st_proc_start_timestamp);
 	procmem_slot_who who;
 	procmem_slot_found found = SLOT_TORN;
 

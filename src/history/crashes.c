@@ -326,6 +326,7 @@ typedef struct cgroup_now
 {
 	int64		oom_kills;
 	int64		limit;
+	int64		id;				/* sysmem_cgroup_id(); 0: unknown */
 	int64		clock_kills;
 	int			clock_machine;
 } cgroup_now;
@@ -335,7 +336,7 @@ read_cgroup_now(void)
 {
 	sysmem_cgroup cg;
 	sysmem_cgmem m;
-	cgroup_now now = {-1, -1, -1, 0};
+	cgroup_now now = {-1, -1, 0, -1, 0};
 
 	now.clock_kills = oom_clock_read_now(&now.clock_machine);
 	if (sysmem_find_cgroup(&cg) != 0)
@@ -343,6 +344,7 @@ read_cgroup_now(void)
 	sysmem_read_cgmem(&cg, &m);
 	now.oom_kills = m.oom_kill;
 	now.limit = m.effective_limit;
+	now.id = (int64) sysmem_cgroup_id(&cg);
 	return now;
 }
 
@@ -603,20 +605,22 @@ place_kill(history_how how, const pm_crash *seen, cgroup_now now)
 {
 	oom_reads	none;
 
-	if (how == HOW_POSTMASTER_LOG && seen->oom_read && seen->oom.machine == now.clock_machine)
+	/* an OOM kill is a SIGKILL: another signal or an exit code was no OOM kill */
+	if (how == HOW_POSTMASTER_LOG && seen->by_signal && seen->number == SIGKILL && seen->oom_read &&
+		seen->oom.machine == now.clock_machine)
 		return oom_window_place(&seen->oom, seen->crashed_at, now.clock_kills);
 	oom_reads_init(&none, now.clock_machine);
 	return oom_window_place(&none, 0, -1);
 }
 
 /*
- * The killed process's entry: its latest in the run's samples up to the
- * one at last (a sample after the kill skips it: its SIGKILL is pending),
- * the same process as far as its start tells (a pid seen earlier in the run
- * may have been another process's).
+ * The killed process's entry: its latest in the run's samples from the one
+ * at from up to the one at last (a sample after the kill skips it: its
+ * SIGKILL is pending), the same process as far as its start tells (a pid
+ * seen earlier in the run may have been another process's).
  */
 static void
-find_killed(history_crash *c, TimestampTz run_started, uint64 last)
+find_killed(history_crash *c, TimestampTz run_started, uint64 from, uint64 last)
 {
 	uint64		end = history_ring_end();
 	uint64		sample = end, seen_in = end;
@@ -630,7 +634,7 @@ find_killed(history_crash *c, TimestampTz run_started, uint64 last)
 		{
 			if (p > last)
 				break;
-			in_run = e->u.sys.run_started == run_started;
+			in_run = e->u.sys.run_started == run_started && p >= from;
 			sample = p;
 		}
 		else if (in_run && e->pid == c->killed_pid &&
@@ -727,8 +731,16 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	 * memory.oom.group = 1) left no reads: the cgroup's counter at its last
 	 * samples against now. A cgroup made again starts at 0: unknown then.
 	 */
-	if (how == HOW_UNCLEAN_STOP && c->oom_kills_before >= 0 && c->oom_kills_after >= c->oom_kills_before)
-		c->oom = c->oom_kills_after > c->oom_kills_before ? CRASH_OOM_COUNTED : CRASH_OOM_NOT_COUNTED;
+	if (how == HOW_UNCLEAN_STOP)
+	{
+		int64		was = history_ring_entry(last)->u.sys.cgroup_id;
+
+		/* another cgroup's counter (a container started again) compares with nothing */
+		if (was == 0 || was != now.id)
+			c->oom_kills_before = -1;
+		else if (c->oom_kills_before >= 0 && c->oom_kills_after >= c->oom_kills_before)
+			c->oom = c->oom_kills_after > c->oom_kills_before ? CRASH_OOM_COUNTED : CRASH_OOM_NOT_COUNTED;
+	}
 
 	/* the last sample: the largest overheads, and the highest oom_score */
 	for (uint64 p = last + 1; p < end && history_ring_entry(p)->kind == HISTORY_PROCESS; p++)
@@ -749,9 +761,13 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 		nprocesses++;
 	}
 	find_groups(c, last + 1, nprocesses);
+	/* a process its start does not tell: in the last two samples before the kill only */
 	if (c->killed_pid != 0)
-		find_killed(c, run_started, last);
+		find_killed(c, run_started, c->backend_start != 0 || before == end ? 0 : before, last);
 	from_sample(c);
+	/* its state at that sample is not its state in a statement that started after it */
+	if (c->killed.kind == HISTORY_PROCESS && c->query_start > c->killed.sampled_at)
+		memset(c->killed.u.proc.state, 0, sizeof(c->killed.u.proc.state));
 }
 
 int

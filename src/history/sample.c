@@ -238,7 +238,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 	}
 	st->reuse.kinds[st->n - 1] = kind;
 
-	t = procmem_contexts_find(st->contexts, st->ncontexts, pid);
+	t = procmem_contexts_find(st->contexts, st->ncontexts, pid, w ? w->backend_start : 0);
 	p->context_bytes = t ? t->bytes : -1;
 	if (t)
 		p->settings = t->settings;
@@ -334,7 +334,10 @@ sample_system(history_system *sys, const pressure_watch *watch, const pressure_s
 	sysmem_cgmem_init(&cg);
 	/* the watch's, looked up again every 10 s: the server may have moved */
 	if (watch->levels_found_ms != 0 ? watch->cgroup_known : cgroup_known)
+	{
 		sysmem_read_cgmem(watch->levels_found_ms != 0 ? &watch->cgroup : &cgroup, &cg);
+		sys->cgroup_id = (int64) sysmem_cgroup_id(watch->levels_found_ms != 0 ? &watch->cgroup : &cgroup);
+	}
 	sys->run_started = history_run_started();
 	sys->postmaster_started = PgStartTime;
 	sys->sample = history_ring_last_number() + 1;

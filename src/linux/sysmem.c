@@ -460,6 +460,16 @@ sysmem_read_oom_kills(const sysmem_cgroup *cg, int *machine)
 	return m.oom_kill;
 }
 
+uint64_t
+sysmem_cgroup_id(const sysmem_cgroup *cg)
+{
+	struct stat st;
+
+	if (cg == NULL || cg->version == 0 || stat(cg->dir, &st) != 0)
+		return 0;
+	return (uint64_t) st.st_ino;
+}
+
 /* a + b (procfs_sum()); b may be missing when optional */
 static int64_t
 add_figure(int64_t a, int64_t b, int optional)

@@ -67,6 +67,13 @@ extern void sysmem_read_cgmem_events(const sysmem_cgroup *cg, sysmem_cgmem *m);
 extern int64_t sysmem_read_oom_kills(const sysmem_cgroup *cg, int *machine);
 
 /*
+ * Which cgroup cg is, among those made at its path over time: its
+ * directory's inode (a container's cgroup made again at a restart has
+ * another, and counters that start at 0). 0 when unknown.
+ */
+extern uint64_t sysmem_cgroup_id(const sysmem_cgroup *cg);
+
+/*
  * The cgroup's kernel memory: v2 kernel plus sock (socket buffers are
  * charged beside it), or before Linux 5.18, which has no kernel field, the
  * sum of its parts (slab, kernel_stack, pagetables, percpu, vmalloc, sock,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rules/history_format.h"
@@ -99,6 +100,9 @@ history_crc32c(uint32_t crc, const void *data, size_t len)
 }
 
 /* --- headers and records ------------------------------------------------ */
+
+/* 1.2.0's crash rows end where the fields 1.3.0 added begin: they load as a prefix */
+typedef char crash_rows_of_1_2_are_a_prefix[offsetof(history_crash, killed_after) == HISTORY_CRASH_SIZE_1_2 ? 1 : -1];
 
 void
 history_format_header_init(history_file_header *h)

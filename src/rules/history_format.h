@@ -165,6 +165,8 @@ typedef struct history_system
 	int64_t		pressure_limit;
 	int32_t		reused;			/* process entries whose figures were reused */
 	int32_t		pad;
+	/* new in 1.3.0 too: which cgroup the counters are of (a cgroup made again is another) */
+	int64_t		cgroup_id;		/* its directory's inode; 0: unknown */
 } history_system;
 
 typedef struct history_entry
@@ -283,6 +285,8 @@ typedef enum crash_oom
 #define CRASH_PLAN_KNOWN	0x01	/* said: the bits below hold */
 #define CRASH_PLAN_SORT		0x02	/* a sort: work_mem */
 #define CRASH_PLAN_HASH		0x04	/* a hash table: work_mem x hash_mem_multiplier */
+#define CRASH_PLAN_STORE	0x08	/* a tuplestore (a materialized result): work_mem */
+#define CRASH_PLAN_MEMORY	(CRASH_PLAN_SORT | CRASH_PLAN_HASH | CRASH_PLAN_STORE)
 
 /* sizeof(history_crash) in 1.2.0, whose files load (their rows' new fields 0) */
 #define HISTORY_CRASH_SIZE_1_2	3096

@@ -24,8 +24,16 @@ oom_reads_note(oom_reads *r, int64_t kills, int64_t at)
 		return;
 	if (r->kills >= 0 && kills > r->kills)
 	{
-		r->kills_before = r->kills;
-		r->before_at = r->at;
+		/*
+		 * One rise soon after another (two victims, the first still dying)
+		 * widens the window from the first: whichever exits first, its kill
+		 * is in it
+		 */
+		if (r->kills_before < 0 || at - r->rose_at > OOM_EXIT_WITHIN_US)
+		{
+			r->kills_before = r->kills;
+			r->before_at = r->at;
+		}
 		r->rose_at = at;
 	}
 	else if (r->kills >= 0 && kills < r->kills)
@@ -50,11 +58,17 @@ oom_window_place(const oom_reads *r, int64_t exited_at, int64_t kills_now)
 		return w;
 	if (kills_now > r->kills)
 	{
-		/* after the last read: the exit came next (a kill after it is no cause of it) */
+		/*
+		 * after the last read: the exit came next (a kill after it is no
+		 * cause of it); a rise seen shortly before opens the window earlier
+		 */
+		bool		recent = r->kills_before >= 0 && r->rose_at <= exited_at &&
+			exited_at - r->rose_at <= OOM_EXIT_WITHIN_US;
+
 		w.oom = CRASH_OOM_COUNTED;
-		w.after = r->at;
+		w.after = recent ? r->before_at : r->at;
 		w.by = exited_at > r->at ? exited_at : r->at;
-		w.kills_before = r->kills;
+		w.kills_before = recent ? r->kills_before : r->kills;
 		w.kills_after = kills_now;
 	}
 	else if (r->kills_before >= 0 && r->rose_at <= exited_at &&

@@ -15,6 +15,7 @@
 #ifndef PROCMEM_OOM_WINDOW_H
 #define PROCMEM_OOM_WINDOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The sampler's reads of the counter (times in microseconds, the caller's clock) */
@@ -53,8 +54,11 @@ typedef struct oom_window
  * counter: a cgroup made again starts at 0). Counted when the counter rose
  * after the last read before the exit (the kill: between that read and
  * the exit), or when a rise was seen within OOM_EXIT_WITHIN_US before the
- * exit (between the reads on either side of it; the latest rise wins). Not
- * counted when it was read before and after and did not rise. Else unknown.
+ * exit (between the reads on either side of it). Rises within
+ * OOM_EXIT_WITHIN_US of each other make one window, from the read before
+ * the first to the read after the last: the victim of any of them was
+ * killed in it. Not counted when it was read before and after and did not
+ * rise. Else unknown.
  */
 extern oom_window oom_window_place(const oom_reads *r, int64_t exited_at, int64_t kills_now);
 

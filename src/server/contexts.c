@@ -117,10 +117,19 @@ contexts_shmem_init(void *part)
 	}
 }
 
+/*
+ * The PGPROCs, as this process attached them: the postmaster's crash path
+ * reads them through its own pointer, never one shared memory holds (a
+ * backend that scribbled on shared memory before it crashed must not take
+ * the postmaster with it).
+ */
+static PGPROC *all_procs = NULL;
+
 static void
 contexts_shmem_attached(void *part, bool found)
 {
 	shared = part;
+	all_procs = ProcGlobal->allProcs;
 }
 
 static const procmem_shmem_part contexts_part = {
@@ -185,7 +194,8 @@ claim_slot(context_slot *slot)
 {
 	const char *type;
 
-	if (slot->pid == MyProcPid)
+	/* ours, unless an earlier process with our pid left it (exited, or another start) */
+	if (slot->pid == MyProcPid && !slot->exited && slot->backend_start == MyStartTimestamp)
 		return;
 	slot->pid = MyProcPid;
 	slot->backend_start = MyStartTimestamp;
@@ -294,10 +304,18 @@ say_who(const history_settings *after_xact, const PlannedStmt *plan)
 		settings = *after_xact;
 	else
 		procmem_memory_settings(&settings);
-	/* a new statement's plans are known from its start (a utility's: none of its own) */
-	plan_flags = start == said_start ? said_plan : CRASH_PLAN_KNOWN;
-	if (plan != NULL && (plan_flags & (CRASH_PLAN_SORT | CRASH_PLAN_HASH)) != (CRASH_PLAN_SORT | CRASH_PLAN_HASH))
-		plan_flags |= procmem_plan_memory(plan);
+	/*
+	 * A new statement's plans from its start; the queries its functions run
+	 * add their kinds, never "known" to a statement whose own are not
+	 */
+	if (start != said_start)
+		plan_flags = plan ? procmem_plan_memory(plan) : 0;
+	else
+	{
+		plan_flags = said_plan;
+		if (plan != NULL && (plan_flags & CRASH_PLAN_MEMORY) != CRASH_PLAN_MEMORY)
+			plan_flags |= procmem_plan_memory(plan) & CRASH_PLAN_MEMORY;
+	}
 	if (start == said_start && slot->pid == MyProcPid && plan_flags == said_plan &&
 		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
 		strncmp(app, said_appname, sizeof(said_appname)) == 0)
@@ -600,9 +618,11 @@ procmem_contexts_totals(int *n)
 		if (procmem_pgproc_live_pid(&ProcGlobal->allProcs[i]) != pid)
 			continue;
 		t[*n].pid = pid;
+		t[*n].backend_start = s.backend_start;
 		if (s.pid != pid)
 		{
 			t[*n].keep_text = -1;
+			t[*n].backend_start = 0;
 			memset(&t[*n].settings, 0, sizeof(t[*n].settings));
 			t[(*n)++].bytes = -1;
 			continue;
@@ -624,11 +644,21 @@ procmem_contexts_text_allowed(const procmem_context_total *t)
 }
 
 const procmem_context_total *
-procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid)
+procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid, TimestampTz backend_start)
 {
+	/* what a process that never claimed its slot said: nothing */
+	static procmem_context_total unsaid = {.keep_text = -1, .bytes = -1};
 	procmem_context_total key = {.pid = pid};
+	const procmem_context_total *t;
 
-	return totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
+	t = totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
+	/* a slot an earlier process with this pid left, which this one has not claimed */
+	if (t && t->backend_start != 0 && backend_start != 0 && t->backend_start != backend_start)
+	{
+		unsaid.pid = pid;
+		return &unsaid;
+	}
+	return t;
 }
 
 /*
@@ -651,12 +681,18 @@ procmem_contexts_dead(int32 pid, procmem_slot_who *out)
 		volatile context_slot *slot = &shared->slots[i];
 		uint32		before;
 
-		/* a killed process keeps its PGPROC; a slot left by an earlier owner of the pid does not */
-		if (ProcGlobal->allProcs[i].pid != pid)
+		/*
+		 * A killed process keeps its PGPROC and its latch; one that exited
+		 * cleanly gave them up (on 14 to 16 its pid stays in the PGPROC)
+		 */
+		if (all_procs == NULL || procmem_pgproc_live_pid(&all_procs[i]) != pid)
 			continue;
 		has_pgproc = true;
 		if (slot->pid != pid)
 			continue;
+		/* exiting when killed, or an earlier process's with this pid: who it was is not known */
+		if (slot->exited)
+			return SLOT_GONE;
 		if (slot_unreadable(pid))
 			return SLOT_TORN;
 		before = pg_atomic_read_u32(&shared->slots[i].changecount);

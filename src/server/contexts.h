@@ -52,14 +52,19 @@ typedef struct procmem_context_total
 {
 	int32		pid;
 	int32		keep_text;		/* its keep_statement_text; -1: never said */
+	TimestampTz backend_start;	/* its slot's; 0: never said */
 	int64		bytes;			/* its memory-context total; -1: not published */
 	history_settings settings;	/* its memory settings; 0: not said */
 } procmem_context_total;
 
 /* Every live process's, sorted by pid (palloc'd; NULL without the shared memory), and a lookup. */
 extern procmem_context_total *procmem_contexts_totals(int *n);
+/*
+ * The entry of pid; backend_start (0: unknown) tells a slot an earlier
+ * process with the same pid left, which counts as never said.
+ */
 extern const procmem_context_total *procmem_contexts_find(const procmem_context_total *totals,
-														  int n, int32 pid);
+														  int n, int32 pid, TimestampTz backend_start);
 
 /*
  * Whether the statement text of the process t found may be kept: its own

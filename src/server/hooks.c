@@ -71,7 +71,7 @@ procmem_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnl
 					   ProcessUtilityContext context, ParamListInfo params,
 					   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
-	statement_start(NULL);
+	statement_start(pstmt);
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 							queryEnv, dest, qc);

@@ -19,7 +19,7 @@
 typedef struct procmem_hooks_part
 {
 	/* before each executor start and each utility command, nested ones too */
-	void		(*statement_start) (const PlannedStmt *plan);	/* NULL: a utility */
+	void		(*statement_start) (const PlannedStmt *plan);	/* a utility's too */
 	/* before ExecutorEnd frees the query's memory */
 	void		(*executor_end) (QueryDesc *queryDesc);
 	/* after a utility command ran (not after one that threw) */

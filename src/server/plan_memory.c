@@ -16,6 +16,7 @@
 
 #include "miscadmin.h"
 #include "nodes/nodes.h"
+#include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
 
 #include "rules/history_format.h"
@@ -43,21 +44,29 @@ node_memory(const Plan *plan)
 		case T_IncrementalSort:
 			return CRASH_PLAN_SORT;
 		case T_Hash:
-		case T_RecursiveUnion:
 		case T_Memoize:
 			return CRASH_PLAN_HASH;
+		case T_RecursiveUnion:
+			return CRASH_PLAN_HASH | CRASH_PLAN_STORE;
 		case T_Agg:
+			/* any aggregate's ORDER BY or DISTINCT sorts */
 			switch (((const Agg *) plan)->aggstrategy)
 			{
 				case AGG_HASHED:
-					return CRASH_PLAN_HASH;
 				case AGG_MIXED:
 					return CRASH_PLAN_HASH | CRASH_PLAN_SORT;
 				default:
-					return 0;
+					return CRASH_PLAN_SORT;
 			}
 		case T_SetOp:
-			return ((const SetOp *) plan)->strategy == SETOP_HASHED ? CRASH_PLAN_HASH : 0;
+			return ((const SetOp *) plan)->strategy == SETOP_HASHED ? CRASH_PLAN_HASH : CRASH_PLAN_SORT;
+		case T_Material:
+		case T_CteScan:
+		case T_WorkTableScan:
+		case T_FunctionScan:
+		case T_TableFuncScan:
+		case T_WindowAgg:
+			return CRASH_PLAN_STORE;
 		default:
 			return 0;
 	}
@@ -92,6 +101,10 @@ walk(const Plan *plan)
 		case T_CustomScan:
 			flags |= walk_list(((const CustomScan *) plan)->custom_plans);
 			break;
+		case T_Agg:
+			/* grouping sets: the chain's aggregates and their sorts */
+			flags |= walk_list(((const Agg *) plan)->chain);
+			break;
 		default:
 			break;
 	}
@@ -101,7 +114,16 @@ walk(const Plan *plan)
 int32
 procmem_plan_memory(const PlannedStmt *stmt)
 {
-	if (stmt == NULL || stmt->commandType == CMD_UTILITY)
+	int32		flags;
+
+	if (stmt == NULL)
 		return 0;
-	return walk(stmt->planTree) | walk_list(stmt->subplans);
+	if (stmt->commandType == CMD_UTILITY)
+		return stmt->utilityStmt && (IsA(stmt->utilityStmt, DoStmt) || IsA(stmt->utilityStmt, CallStmt)) ?
+			CRASH_PLAN_KNOWN : 0;
+	flags = walk(stmt->planTree) | walk_list(stmt->subplans);
+	/* a subplan may be hashed: where it is is in an expression, not walked */
+	if (stmt->subplans != NIL)
+		flags |= CRASH_PLAN_HASH;
+	return CRASH_PLAN_KNOWN | flags;
 }

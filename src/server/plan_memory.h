@@ -8,7 +8,11 @@
 
 #include "nodes/plannodes.h"
 
-/* CRASH_PLAN_SORT | CRASH_PLAN_HASH (history_format.h) of a planned statement and its subplans */
+/*
+ * CRASH_PLAN_* (history_format.h) of a statement about to run: KNOWN with
+ * the kinds its plans have; a DO block or a CALL, KNOWN alone (the queries
+ * its functions run add theirs); another utility, 0 (unknown).
+ */
 extern int32 procmem_plan_memory(const PlannedStmt *stmt);
 
 #endif							/* PROCMEM_PLAN_MEMORY_H */

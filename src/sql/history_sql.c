@@ -12,6 +12,7 @@
 #include "server/compat.h"
 
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -353,22 +354,23 @@ put_who(Datum *values, bool *nulls, int i, const history_crash *c)
 	return i;
 }
 
-/* What its statement's plans had that work_mem bounds; NULL: not said */
+/* What its statement's plans had that work_mem bounds ("sort, hash"); NULL: not said */
 static const char *
 plan_memory_text(int32 plan)
 {
+	static const char *const kinds[] = {"sort", "hash", "tuplestore"};
+	static const int32 bits[] = {CRASH_PLAN_SORT, CRASH_PLAN_HASH, CRASH_PLAN_STORE};
+	StringInfoData s;
+
 	if (!(plan & CRASH_PLAN_KNOWN))
 		return NULL;
-	switch (plan & (CRASH_PLAN_SORT | CRASH_PLAN_HASH))
-	{
-		case CRASH_PLAN_SORT:
-			return "sort";
-		case CRASH_PLAN_HASH:
-			return "hash";
-		case CRASH_PLAN_SORT | CRASH_PLAN_HASH:
-			return "sort and hash";
-	}
-	return "none";
+	if (!(plan & CRASH_PLAN_MEMORY))
+		return "none";
+	initStringInfo(&s);
+	for (int k = 0; k < lengthof(kinds); k++)
+		if (plan & bits[k])
+			appendStringInfo(&s, "%s%s", s.len > 0 ? ", " : "", kinds[k]);
+	return s.data;
 }
 
 /* pg_procmem_crash_log(missing_ok) - the crash restarts the history saw */

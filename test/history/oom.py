@@ -13,8 +13,8 @@ way on a busy machine. The incidents:
             pgbench's connections (user and application as pgbench's: a
             pool's connection): no sample sees it before the kernel kills
             it, and the row names it, not the pool
-  busy      a hash join (work_mem = 4GB) while a busy loop runs on each
-            core: the victim takes seconds to die, samples taken in
+  busy      a join of 30 million rows (work_mem = 4GB) while busy loops
+            load every core: the victim takes seconds to die, samples taken in
             between skip it, and the crash row must come from the last
             sample before the kill (the OOM kill counter's reads place it)
   parallel  a parallel sort (4 workers): the leader and its workers are one
@@ -70,7 +70,8 @@ SORT = ("SELECT count(*) FROM (SELECT g, repeat('x', 1000) AS pad FROM (SELECT g
         "AS x WHERE pg_sleep(CASE WHEN g % 10000 = 0 THEN {pause} ELSE 0 END) IS NOT NULL "
         "ORDER BY g DESC, pad) AS s /* {name} */;")
 TEMP = temp_buffers(100)
-# a hash join whose hash table grows to gigabytes (the issue's reproduction)
+# a join that grows to gigabytes (the issue's reproduction; the planner makes it a merge
+# join over two sorts)
 HASH = ("SET work_mem = '4GB';\nSELECT count(*) FROM generate_series(1, 30000000) a(k) JOIN "
         "(SELECT g AS k, md5(g::text) AS v FROM generate_series(1, 30000000) g) b USING (k) /* busy */;")
 
@@ -200,7 +201,7 @@ def kernel_took(pid):
 
 
 def check_busy():
-    """The hash join killed on a busy machine: the row's figures from the
+    """The join killed on a busy machine: the row's figures from the
     last sample before the kill, the advice naming the OOM killer."""
     loops = busy_loops()
     try:

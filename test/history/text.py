@@ -23,8 +23,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 from cluster import (HFILE, LOG, start, stop, newest, wait_until, session, close, end_sessions,  # noqa: E402
-                     pid_of, sampler_pid, crash_row, alter_system)
-from tap import ok, done, rows, value, execute  # noqa: E402
+                     pid_of, sampler_pid, crash_row, alter_system, login_role, psql_as)
+from tap import ok, skip, done, rows, value, execute  # noqa: E402
 
 SECRET = "text secret marker 4711"
 OPEN = "text open marker 0815"
@@ -133,12 +133,62 @@ def readable():
         close(p)
 
 
+def reused_pid(attempts=40):
+    """A session of a role whose keep_statement_text is on exits; the next
+    backend, of a role that has none, gets its pid (the kernel's
+    ns_last_pid set just below it: psql takes one pid, the backend the
+    next; another process forking in between spoils an attempt). On 14 to
+    16 a PGPROC freed last is taken first, so it gets its slot too; from 17
+    the free list is a queue, and the test proves less. The pid, or None."""
+    for _ in range(attempts):
+        r = psql_as("text_alice", "SELECT pg_backend_pid(), 'text alice open';", "postgres")
+        if r.returncode != 0:
+            return None
+        pid = int(r.stdout.split()[2])
+        wait_until(lambda: not os.path.exists("/proc/%d" % pid), 10, 0.01)
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(pid - 2))
+        bob = session("SELECT pg_sleep(4), 'text bob secret 4242';", "text-bob", user="text_bob")
+        if wait_until(lambda: pid_of("text-bob"), 10) and pid_of("text-bob") == pid:
+            return bob
+        end_sessions("text-bob")
+        close(bob)
+    return None
+
+
+def pid_reuse():
+    """keep_statement_text off for the server, on for one role: a backend
+    of another role that gets a pid of that role's exited backend keeps its
+    text back (the slot the earlier one left is not its own)."""
+    login_role("text_alice")
+    login_role("text_bob")
+    execute("ALTER ROLE text_alice SET pg_procmem.keep_statement_text = on")
+    alter_system("pg_procmem.keep_statement_text = off")
+    bob = reused_pid()
+    try:
+        if bob is None:
+            skip(1, "no backend got an exited one's pid in 40 attempts (a busy machine forks in between)")
+            return
+        n = newest()
+        wait_until(lambda: newest() >= n + 2, 15)
+        time.sleep(1.2)
+        ok(not file_has("text bob secret 4242"),
+           "a backend with the pid of an exited one of a role whose text is kept: its own text kept back "
+           "(the server's setting, off), not its predecessor's")
+    finally:
+        end_sessions("text-")
+        if bob:
+            close(bob)
+        alter_system("pg_procmem.keep_statement_text = on")
+
+
 def main():
     start("-c shared_preload_libraries=pg_procmem,procmem_test")
     execute("CREATE EXTENSION IF NOT EXISTS pg_procmem")
     alter_system("pg_procmem.sample_interval = '1s'")
     unreadable()
     readable()
+    pid_reuse()
     stop()
     done()
 

@@ -878,8 +878,15 @@ test_oom_window(void)
 	ok(w.oom == CRASH_OOM_COUNTED && w.after == 1 * s && w.by == 2 * s && w.kills_before == 3 && w.kills_after == 4,
 	   "oom: a rise seen 3 s before the exit (the victim slow to die): between the reads on either side of it");
 	w = placed((int64_t[]) {3, 4, 5}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 5);
-	ok(w.oom == CRASH_OOM_COUNTED && w.after == 2 * s && w.by == 3 * s && w.kills_before == 4 && w.kills_after == 5,
-	   "oom: two rises: the latest");
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 1 * s && w.by == 3 * s && w.kills_before == 3 && w.kills_after == 5,
+	   "oom: two rises a second apart: one window, from the read before the first to the read after the last "
+	   "(the first victim may exit last)");
+	w = placed((int64_t[]) {3, 4, 4, 5}, (int64_t[]) {1 * s, 2 * s, 70 * s, 71 * s}, 4, 72 * s, 5);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 70 * s && w.by == 71 * s && w.kills_before == 4,
+	   "oom: two rises more than 60 s apart: the latest alone");
+	w = placed((int64_t[]) {3, 4, 4}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 5);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 1 * s && w.by == 4 * s && w.kills_before == 3 && w.kills_after == 5,
+	   "oom: a rise seen, then another after the last read: the window opens before the first");
 	w = placed((int64_t[]) {3, 4, 4}, (int64_t[]) {1 * s, 2 * s, 62 * s}, 3, 62 * s + 1, 4);
 	ok(w.oom == CRASH_OOM_NOT_COUNTED && w.kills_before == 4 && w.kills_after == 4,
 	   "oom: a rise 60 s and more before the exit, none since: not counted");
