@@ -18,6 +18,7 @@ cluster of its own, which this test starts and crashes (as user postgres):
     PG_BIN=... CLUSTER_DIR=... SERVER_OPTS='-c ...' python3 test/history/text.py
 """
 import os
+import re
 import sys
 import time
 
@@ -144,7 +145,7 @@ def reused_pid(attempts=40):
         r = psql_as("text_alice", "SELECT pg_backend_pid(), 'text alice open';", "postgres")
         if r.returncode != 0:
             return None
-        pid = int(r.stdout.split()[2])
+        pid = int(re.search(r"^\s*(\d+)\s*\|", r.stdout, re.M).group(1))
         wait_until(lambda: not os.path.exists("/proc/%d" % pid), 10, 0.01)
         with open("/proc/sys/kernel/ns_last_pid", "w") as f:
             f.write(str(pid - 2))
