@@ -139,9 +139,10 @@ def reused_pid(attempts=40):
     backend, of a role that has none, gets its pid (the kernel's
     ns_last_pid set just below it: psql takes one pid, its backend one a
     few on, as the last attempt saw; another process forking in between
-    spoils an attempt). On 14 to
-    16 a PGPROC freed last is taken first, so it gets its slot too; from 17
-    the free list is a queue, and the test proves less. Its session, or
+    spoils an attempt). On 14 and
+    15 a PGPROC freed last is taken first, so it gets its slot too (with the
+    slot's owner told by its pid alone this test fails there); from 16 it
+    gets another, and the test proves less. Its session, or
     None."""
     gap = 1                     # pids taken from psql's to its backend's, as last seen
     for _ in range(attempts):
