@@ -596,6 +596,26 @@ find_killed_group(history_crash *c, uint64 first, uint32 n)
 }
 
 /*
+ * Whether the killed process's state at its sample may not be its state at
+ * the kill: it ran a statement that started after the one that sample saw
+ * (the slot says a later start), or one the slot does not speak of (killed
+ * before its statement reached the executor) whose text is not the
+ * sample's.
+ */
+static bool
+state_stale(const history_crash *c)
+{
+	const history_process *p = &c->killed.u.proc;
+
+	if (c->query_start != 0 && p->query_start != 0 && c->query_start > p->query_start)
+		return true;
+	if ((c->flags & CRASH_QUERY_LOGGED) &&
+		(c->query_start == 0 || (p->query[0] != '\0' && strncmp(c->query, p->query, strnlen(p->query, sizeof(p->query))) != 0)))
+		return true;
+	return false;
+}
+
+/*
  * Where the kill was: the OOM kill counter's reads the postmaster copied at
  * the exit, against the counter now. Only an exit the postmaster logged has
  * them, and only the same counter (the cgroup's, or the machine's) compares.
@@ -765,8 +785,7 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	if (c->killed_pid != 0)
 		find_killed(c, run_started, c->backend_start != 0 || before == end ? 0 : before, last);
 	from_sample(c);
-	/* its state at that sample is not its state in a statement that started after it */
-	if (c->killed.kind == HISTORY_PROCESS && c->query_start > c->killed.sampled_at)
+	if (c->killed.kind == HISTORY_PROCESS && state_stale(c))
 		memset(c->killed.u.proc.state, 0, sizeof(c->killed.u.proc.state));
 }
 

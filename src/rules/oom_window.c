@@ -29,10 +29,11 @@ oom_reads_note(oom_reads *r, int64_t kills, int64_t at)
 		 * widens the window from the first: whichever exits first, its kill
 		 * is in it
 		 */
-		if (r->kills_before < 0 || at - r->rose_at > OOM_EXIT_WITHIN_US)
+		if (r->kills_before < 0 || at - r->first_rose_at > OOM_EXIT_WITHIN_US)
 		{
 			r->kills_before = r->kills;
 			r->before_at = r->at;
+			r->first_rose_at = at;
 		}
 		r->rose_at = at;
 	}
@@ -40,7 +41,7 @@ oom_reads_note(oom_reads *r, int64_t kills, int64_t at)
 	{
 		/* another counter (the cgroup made again): its past says nothing */
 		r->kills_before = -1;
-		r->before_at = r->rose_at = 0;
+		r->before_at = r->rose_at = r->first_rose_at = 0;
 	}
 	r->kills = kills;
 	r->at = at;

@@ -25,7 +25,8 @@ typedef struct oom_reads
 	int64_t		at;				/* ... when */
 	int64_t		kills_before;	/* before the last rise seen; -1: none seen */
 	int64_t		before_at;		/* the last read that still had that */
-	int64_t		rose_at;		/* the first read that saw the rise */
+	int64_t		rose_at;		/* the first read that saw the (last) rise */
+	int64_t		first_rose_at;	/* ... of the first of rises within OOM_EXIT_WITHIN_US of it */
 	int32_t		machine;		/* /proc/vmstat's (no memory cgroup), not a cgroup's */
 	int32_t		pad;
 } oom_reads;
@@ -55,9 +56,9 @@ typedef struct oom_window
  * after the last read before the exit (the kill: between that read and
  * the exit), or when a rise was seen within OOM_EXIT_WITHIN_US before the
  * exit (between the reads on either side of it). Rises within
- * OOM_EXIT_WITHIN_US of each other make one window, from the read before
- * the first to the read after the last: the victim of any of them was
- * killed in it. Not counted when it was read before and after and did not
+ * OOM_EXIT_WITHIN_US of the first of them make one window, from the read
+ * before the first to the read after the last: the victim of any of them
+ * was killed in it. Not counted when it was read before and after and did not
  * rise. Else unknown.
  */
 extern oom_window oom_window_place(const oom_reads *r, int64_t exited_at, int64_t kills_now);

@@ -310,12 +310,17 @@ say_who(const history_settings *after_xact, const PlannedStmt *plan)
 	 */
 	if (start != said_start)
 		plan_flags = plan ? procmem_plan_memory(plan) : 0;
-	else
+	else if (plan != NULL &&
+			 (plan->commandType == CMD_UTILITY || (said_plan & CRASH_PLAN_MEMORY) != CRASH_PLAN_MEMORY))
 	{
-		plan_flags = said_plan;
-		if (plan != NULL && (plan_flags & CRASH_PLAN_MEMORY) != CRASH_PLAN_MEMORY)
-			plan_flags |= procmem_plan_memory(plan) & CRASH_PLAN_MEMORY;
+		int32		more = procmem_plan_memory(plan);
+
+		/* a utility run within it that is not known makes it not known (CREATE INDEX in a DO) */
+		plan_flags = (more & CRASH_PLAN_KNOWN) ? said_plan | (more & CRASH_PLAN_MEMORY) :
+			said_plan & ~CRASH_PLAN_KNOWN;
 	}
+	else
+		plan_flags = said_plan;
 	if (start == said_start && slot->pid == MyProcPid && plan_flags == said_plan &&
 		memcmp(&settings, &said_settings, sizeof(settings)) == 0 &&
 		strncmp(app, said_appname, sizeof(said_appname)) == 0)
@@ -619,10 +624,12 @@ procmem_contexts_totals(int *n)
 			continue;
 		t[*n].pid = pid;
 		t[*n].backend_start = s.backend_start;
+		t[*n].exited = s.exited;
 		if (s.pid != pid)
 		{
 			t[*n].keep_text = -1;
 			t[*n].backend_start = 0;
+			t[*n].exited = false;
 			memset(&t[*n].settings, 0, sizeof(t[*n].settings));
 			t[(*n)++].bytes = -1;
 			continue;
@@ -652,8 +659,11 @@ procmem_contexts_find(const procmem_context_total *totals, int n, int32 pid, Tim
 	const procmem_context_total *t;
 
 	t = totals ? bsearch(&key, totals, n, sizeof(procmem_context_total), procmem_pid_cmp) : NULL;
-	/* a slot an earlier process with this pid left, which this one has not claimed */
-	if (t && t->backend_start != 0 && backend_start != 0 && t->backend_start != backend_start)
+	/*
+	 * a slot an earlier process with this pid left, which this one has not
+	 * claimed (an exited one, when the start to tell them apart is unknown)
+	 */
+	if (t && (backend_start != 0 ? t->backend_start != 0 && t->backend_start != backend_start : t->exited))
 	{
 		unsaid.pid = pid;
 		return &unsaid;

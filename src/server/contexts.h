@@ -53,6 +53,7 @@ typedef struct procmem_context_total
 	int32		pid;
 	int32		keep_text;		/* its keep_statement_text; -1: never said */
 	TimestampTz backend_start;	/* its slot's; 0: never said */
+	bool		exited;			/* its slot's owner is exiting (or left it) */
 	int64		bytes;			/* its memory-context total; -1: not published */
 	history_settings settings;	/* its memory settings; 0: not said */
 } procmem_context_total;

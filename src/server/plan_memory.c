@@ -1,16 +1,23 @@
 /*
  * plan_memory.c
  *		Which of a statement's plan nodes take memory that work_mem bounds:
- *		sorts (work_mem each) and hash tables (work_mem times
- *		hash_mem_multiplier each). A crash row says "lower its work_mem"
- *		only where its statement had one; a PL/pgSQL function growing an
- *		array, or a session's own memory between statements, is no
- *		work_mem's (docs/history.md).
+ *		sorts (work_mem each; an aggregate's ORDER BY or DISTINCT too),
+ *		hash tables (work_mem times hash_mem_multiplier each), and
+ *		tuplestores and TID bitmaps. A crash row says "lower its work_mem"
+ *		unless its statement had none of them; a PL/pgSQL function growing
+ *		an array, or a session's own memory between statements, is no
+ *		work_mem's (docs/history.md). Erring, it errs towards work_mem: any
+ *		aggregate may sort, any subplan may be hashed (a SubPlan is an
+ *		expression, which the walk skips).
  *
- * Walked once per executor start of a backend's statement, and of the
- * queries its functions run until one of them has both kinds: the plan
- * tree's nodes, no expression. A few nodes hold other plans beside their
- * left and right trees; initplans and subplans are the statement's list.
+ * Walked at each executor start of a backend's statement, and of the
+ * queries its functions run until all kinds are seen: the plan tree's
+ * nodes. A few nodes hold other plans beside their left and right trees.
+ * A utility statement has no plan of its own: a DO block's or a CALL's
+ * memory is its functions', an EXECUTE's or an EXPLAIN's its query's (said
+ * as known, the queries they run adding theirs); any other's (a FETCH from
+ * a cursor, CREATE INDEX, whose sort maintenance_work_mem bounds) is
+ * unknown, and makes unknown a statement it runs in.
  */
 #include "server/compat.h"
 
@@ -60,6 +67,7 @@ node_memory(const Plan *plan)
 			}
 		case T_SetOp:
 			return ((const SetOp *) plan)->strategy == SETOP_HASHED ? CRASH_PLAN_HASH : CRASH_PLAN_SORT;
+		case T_BitmapHeapScan:	/* its TID bitmap */
 		case T_Material:
 		case T_CteScan:
 		case T_WorkTableScan:
@@ -119,7 +127,9 @@ procmem_plan_memory(const PlannedStmt *stmt)
 	if (stmt == NULL)
 		return 0;
 	if (stmt->commandType == CMD_UTILITY)
-		return stmt->utilityStmt && (IsA(stmt->utilityStmt, DoStmt) || IsA(stmt->utilityStmt, CallStmt)) ?
+		return stmt->utilityStmt &&
+			(IsA(stmt->utilityStmt, DoStmt) || IsA(stmt->utilityStmt, CallStmt) ||
+			 IsA(stmt->utilityStmt, ExecuteStmt) || IsA(stmt->utilityStmt, ExplainStmt)) ?
 			CRASH_PLAN_KNOWN : 0;
 	flags = walk(stmt->planTree) | walk_list(stmt->subplans);
 	/* a subplan may be hashed: where it is is in an expression, not walked */

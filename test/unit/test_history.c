@@ -887,6 +887,10 @@ test_oom_window(void)
 	w = placed((int64_t[]) {3, 4, 4}, (int64_t[]) {1 * s, 2 * s, 3 * s}, 3, 4 * s, 5);
 	ok(w.oom == CRASH_OOM_COUNTED && w.after == 1 * s && w.by == 4 * s && w.kills_before == 3 && w.kills_after == 5,
 	   "oom: a rise seen, then another after the last read: the window opens before the first");
+	w = placed((int64_t[]) {3, 4, 5, 6, 7}, (int64_t[]) {0, 10 * s, 50 * s, 100 * s, 140 * s}, 5, 141 * s, 7);
+	ok(w.oom == CRASH_OOM_COUNTED && w.after == 50 * s && w.by == 140 * s && w.kills_before == 5,
+	   "oom: rises every 40 s do not chain past 60 s from the first of a window: a new one from the read "
+	   "before the rise at 100 s (50 s), not from 0");
 	w = placed((int64_t[]) {3, 4, 4}, (int64_t[]) {1 * s, 2 * s, 62 * s}, 3, 62 * s + 1, 4);
 	ok(w.oom == CRASH_OOM_NOT_COUNTED && w.kills_before == 4 && w.kills_after == 4,
 	   "oom: a rise 60 s and more before the exit, none since: not counted");
