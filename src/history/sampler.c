@@ -196,12 +196,14 @@ procmem_sampler_main(Datum arg)
 		{
 			int64		now = procmem_monotonic_ms();
 			const pressure_state *pressure = NULL;
+			bool		counter_read = false;	/* the OOM kill counter, this time round */
 			int64		due;
 
 			if (watch_interval_ms > 0 && now >= next_watch)
 			{
 				pressure = pressure_watch_tick(&watch, now, &thresholds);
 				oom_clock_tick();
+				counter_read = true;
 				/* at least 10 ms: the growth needs readings 200 ms apart among the last 32 */
 				next_watch = now + Max(watch_interval_ms, 10);
 			}
@@ -210,8 +212,9 @@ procmem_sampler_main(Datum arg)
 			due = sample_due(now, next, &last, pressure);
 			if (now >= due)
 			{
-				/* read before and after: a kill between the two counts against neither end */
-				oom_clock_tick();
+				/* read before (unless the watch just did) and after the sample */
+				if (!counter_read)
+					oom_clock_tick();
 				last.cpu_us = procmem_take_sample(&watch, pressure);
 				oom_clock_tick();
 				last.start_ms = now;
