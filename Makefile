@@ -41,10 +41,12 @@ SCRIPT_PARTS = clip size processes contexts backends system shared_memory accoun
 # The upgrade from the last release: views/upgrade-from-$(UPGRADE_FROM).sql
 # (what it drops), then the parts whose objects are new or changed since
 # (the history's, for their new columns, the advice's, which call the
-# history's functions, the accounting's, for the cgroup's make-up, and the
-# new guard's and latest's; RELEASING.md, step 7).
+# history's functions, the accounting's, for the cgroup's make-up, the
+# processes' for their DSM columns and every view over them, and the new
+# guard's and latest's; RELEASING.md, step 7).
 UPGRADE_FROM = 1.2.0
-UPGRADE_PARTS = accounting history latest guard advice_facts advice_checks advice comments
+UPGRADE_PARTS = processes backends accounting oom headroom top history latest guard advice_facts advice_checks \
+	advice comments
 FULL_SCRIPT = $(EXTENSION)--$(EXTVERSION).sql
 UPGRADE_SCRIPT = $(EXTENSION)--$(UPGRADE_FROM)--$(EXTVERSION).sql
 # $(call assemble,HEAD,PARTS): the head with its version filled in, then

@@ -15,7 +15,10 @@
 -- new columns: the history's pressure, reused and oom_protected figures
 -- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
 -- advice reads the history, so it is created again too; the accounting's
--- cgroup make-up (pg_procmem_accounting)
+-- cgroup make-up (pg_procmem_accounting); the DSM columns of
+-- pg_procmem_processes() and pg_procmem_process(), and so every view over
+-- them (pg_procmem_backends and the views of backends, oom, headroom and top)
+DROP VIEW @extschema@.pg_procmem_top;
 DROP VIEW @extschema@.pg_procmem_accounting;
 DROP VIEW @extschema@.pg_procmem_advice;
 DROP FUNCTION @extschema@.pg_procmem_advice_huge_pages(@extschema@.pg_procmem_advice_facts);
@@ -27,6 +30,15 @@ DROP FUNCTION @extschema@.pg_procmem_advice_crashes(@extschema@.pg_procmem_advic
 DROP FUNCTION @extschema@.pg_procmem_advice_restarts(@extschema@.pg_procmem_advice_facts);
 DROP VIEW @extschema@.pg_procmem_advice_facts;
 DROP VIEW @extschema@.pg_procmem_connection_rate;
+DROP VIEW @extschema@.pg_procmem_headroom;
+DROP VIEW @extschema@.pg_procmem_memory_settings;
+DROP VIEW @extschema@.pg_procmem_oom;
+DROP VIEW @extschema@.pg_procmem_summary;
+DROP VIEW @extschema@.pg_procmem_backends_pss;
+DROP VIEW @extschema@.pg_procmem_breakdown;
+DROP VIEW @extschema@.pg_procmem_backends;
+DROP FUNCTION @extschema@.pg_procmem_process(integer, boolean);
+DROP FUNCTION @extschema@.pg_procmem_processes(boolean);
 DROP VIEW @extschema@.pg_procmem_query_memory;
 DROP VIEW @extschema@.pg_procmem_crash_holders;
 DROP VIEW @extschema@.pg_procmem_crashes;
@@ -43,6 +55,261 @@ DROP FUNCTION @extschema@.pg_procmem_crash_groups(boolean);
 DROP FUNCTION @extschema@.pg_procmem_crash_log(boolean);
 DROP FUNCTION @extschema@.pg_procmem_history_system_samples(boolean);
 DROP FUNCTION @extschema@.pg_procmem_history_processes(boolean);
+
+-- Every process of this server, read from /proc: the functions the views
+-- are built on. overhead is private_anon + page_tables + kernel (the
+-- kernel's own memory for the process: its stack, page-table top and slab
+-- objects, counted from its threads, mappings and open files); the columns
+-- after unreadable split private_anon by what holds it (1.2.0 appended
+-- them, so that the library still serves the 1.1.0 definitions). dsm is
+-- what the dynamic shared memory segments the process maps hold, never in
+-- overhead (they outlive the process); group_dsm, what the segments only
+-- its parallel group maps hold, each counted once (1.3.0; NULL from
+-- pg_procmem_process(), which reads one process).
+
+-- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
+-- are NULL without it): that walks every page-table entry of the process,
+-- shared_buffers included, so it costs milliseconds per backend that has
+-- touched a large buffer pool without huge pages.
+CREATE FUNCTION pg_procmem_processes(
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_processes'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
+
+COMMENT ON FUNCTION pg_procmem_processes(boolean) IS
+'memory of every live process of this server, read from /proc';
+
+CREATE FUNCTION pg_procmem_process(
+	IN pid integer,
+	IN with_pss boolean DEFAULT false,
+	OUT pid integer,
+	OUT backend_type text,
+	OUT overhead bigint,
+	OUT overhead_method text,
+	OUT private_anon bigint,
+	OUT cow_shared_anon bigint,
+	OUT page_tables bigint,
+	OUT rss bigint,
+	OUT rss_anon bigint,
+	OUT rss_file bigint,
+	OUT rss_shmem bigint,
+	OUT pss bigint,
+	OUT pss_anon bigint,
+	OUT pss_file bigint,
+	OUT pss_shmem bigint,
+	OUT private bigint,
+	OUT swap bigint,
+	OUT swap_pss bigint,
+	OUT hugetlb bigint,
+	OUT peak_rss bigint,
+	OUT oom_score integer,
+	OUT oom_score_adj integer,
+	OUT unreadable text[],
+	OUT kernel bigint,
+	OUT heap bigint,
+	OUT mmap bigint,
+	OUT stack bigint,
+	OUT postgres_data bigint,
+	OUT jit bigint,
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_procmem_process'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
+
+COMMENT ON FUNCTION pg_procmem_process(integer, boolean) IS
+'memory of one process of this server; ERROR for a pid that is not one';
+
+REVOKE ALL ON FUNCTION pg_procmem_processes(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pg_procmem_process(integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_procmem_processes(boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION pg_procmem_process(integer, boolean) TO pg_read_all_stats;
+
+-- The headline: one row per live server process, with who it is from
+-- pg_stat_activity (LEFT JOIN: the postmaster and the logger have no row
+-- there) and, for the calling backend, PostgreSQL's own allocation totals.
+-- Cheap whatever shared_buffers is: it never reads smaps_rollup.
+CREATE VIEW pg_procmem_backends AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.client_addr,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.private_anon,
+	   p.cow_shared_anon,
+	   p.page_tables,
+	   p.kernel,
+	   p.rss,
+	   p.rss_anon,
+	   p.rss_file,
+	   p.rss_shmem,
+	   p.swap,
+	   p.hugetlb,
+	   p.peak_rss,
+	   p.oom_score,
+	   p.oom_score_adj,
+	   COALESCE(own.context_bytes, pub.context_bytes) AS context_bytes,
+	   COALESCE(own.context_free_bytes, pub.context_free_bytes) AS context_free_bytes,
+	   pub.context_peak_bytes,
+	   p.unreadable,
+	   a.backend_start,
+	   a.state_change,
+	   a.wait_event_type,
+	   a.wait_event,
+	   a.query_start,
+	   a.leader_pid,
+	   a.query_id,
+	   a.query,
+	   p.dsm,
+	   p.group_dsm
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN (SELECT pg_catalog.pg_backend_pid() AS pid, o.*
+				FROM @extschema@.pg_procmem_own_contexts() AS o) AS own
+	 ON own.pid OPERATOR(pg_catalog.=) p.pid
+	 LEFT JOIN @extschema@.pg_procmem_backend_contexts(true) AS pub
+	 ON pub.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends IS
+'every live process of this server: who it is, and what it really costs in memory';
+
+-- What overhead is made of, for every process: its exclusive anonymous
+-- memory by the mapping that holds it, its page tables and the kernel's
+-- own memory for it. heap .. libraries add up to private_anon, and with
+-- page_tables and kernel to overhead (by the pagemap+kernel method). The
+-- same walk as pg_procmem_backends: no extra pass over the mappings.
+CREATE VIEW pg_procmem_breakdown AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.heap,
+	   p.mmap,
+	   p.stack,
+	   p.postgres_data,
+	   p.jit,
+	   p.libraries,
+	   p.page_tables,
+	   p.kernel,
+	   p.private_anon,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(false) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_breakdown IS
+'what each process''s overhead is made of: heap, other anonymous mappings, stack, copies of the executable''s data, JIT libraries, other libraries, page tables, kernel';
+
+-- Opt-in: the PSS figures, and the classic Pss_Anon + VmPTE estimate beside
+-- the exact overhead. Expensive with huge_pages=off and a large, touched
+-- shared_buffers (see pg_procmem_processes above).
+CREATE VIEW pg_procmem_backends_pss AS
+SELECT p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   a.datname,
+	   a.usename,
+	   a.application_name,
+	   a.state,
+	   p.overhead,
+	   p.overhead_method,
+	   p.pss_anon OPERATOR(pg_catalog.+) p.page_tables AS pss_overhead,
+	   p.rss,
+	   p.pss,
+	   p.pss_anon,
+	   p.pss_file,
+	   p.pss_shmem,
+	   p.private,
+	   p.swap_pss,
+	   p.page_tables,
+	   p.unreadable
+FROM @extschema@.pg_procmem_processes(true) AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a
+	 ON a.pid OPERATOR(pg_catalog.=) p.pid;
+
+COMMENT ON VIEW pg_procmem_backends_pss IS
+'PSS figures of every live process of this server (expensive without huge pages)';
+
+-- Totals per backend type, database, user and application.
+CREATE VIEW pg_procmem_summary AS
+SELECT CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN 'backend_type'
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN 'database'
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN 'user'
+			ELSE 'application' END AS grouped_by,
+	   CASE WHEN GROUPING(b.backend_type) OPERATOR(pg_catalog.=) 0 THEN b.backend_type
+			WHEN GROUPING(b.datname) OPERATOR(pg_catalog.=) 0 THEN b.datname::text
+			WHEN GROUPING(b.usename) OPERATOR(pg_catalog.=) 0 THEN b.usename::text
+			ELSE b.application_name END AS name,
+	   pg_catalog.count(*) AS processes,
+	   pg_catalog.sum(b.overhead)::bigint AS total_overhead,
+	   pg_catalog.avg(b.overhead)::bigint AS avg_overhead,
+	   pg_catalog.sum(b.page_tables)::bigint AS total_page_tables,
+	   pg_catalog.sum(b.rss)::bigint AS total_rss,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle') AS idle,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.=) 'idle')::bigint
+		   AS idle_overhead,
+	   pg_catalog.count(*) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')
+		   AS idle_in_transaction,
+	   pg_catalog.sum(b.overhead) FILTER (WHERE b.state OPERATOR(pg_catalog.~~) 'idle in transaction%')::bigint
+		   AS idle_in_transaction_overhead
+FROM (SELECT backend_type, datname, usename, overhead, page_tables, rss, state,
+			 NULLIF(application_name, '') AS application_name	-- background processes have ''
+	  FROM @extschema@.pg_procmem_backends) AS b
+GROUP BY GROUPING SETS ((b.backend_type), (b.datname), (b.usename), (b.application_name));
+
+COMMENT ON VIEW pg_procmem_summary IS
+'overhead, page tables and rss totals per backend type, database, user and application';
+
+REVOKE ALL ON pg_procmem_backends FROM PUBLIC;
+REVOKE ALL ON pg_procmem_backends_pss FROM PUBLIC;
+REVOKE ALL ON pg_procmem_summary FROM PUBLIC;
+REVOKE ALL ON pg_procmem_breakdown FROM PUBLIC;
+GRANT SELECT ON pg_procmem_backends, pg_procmem_backends_pss, pg_procmem_summary, pg_procmem_breakdown
+	TO pg_read_all_stats;
 
 -- The server's memory cgroup, what its usage is made of and what it went
 -- through: its peak, the times it hit memory.high and its limit, OOM
@@ -165,6 +432,169 @@ REVOKE ALL ON pg_procmem_accounting FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION pg_procmem_cgroup_memory() TO pg_read_all_stats;
 GRANT SELECT ON pg_procmem_accounting TO pg_read_all_stats;
 
+-- Who will the OOM killer take, and what happens then.
+CREATE VIEW pg_procmem_oom AS
+SELECT pg_catalog.rank() OVER (ORDER BY p.oom_score DESC) AS rank,
+	   p.pid,
+	   COALESCE(a.backend_type, p.backend_type) AS backend_type,
+	   p.oom_score,
+	   p.oom_score_adj,
+	   -- Linux >= 5.9 shows (1000 + points * 1000 / totalpages) * 2 / 3 in
+	   -- integers: a score s comes from 1000 + share (in 0.1%) of at most
+	   -- (3s + 2) / 2, so 666 is a share of 0; before 5.9, share / 10
+	   pg_catalog.round(CASE WHEN p.oom_score_adj OPERATOR(pg_catalog.=) -1000 THEN NULL
+							 WHEN s.kernel_version_num OPERATOR(pg_catalog.>=) 50009
+							 THEN ((((p.oom_score OPERATOR(pg_catalog.*) 3) OPERATOR(pg_catalog.+) 2)
+									OPERATOR(pg_catalog./) 2) OPERATOR(pg_catalog.-) 1000) OPERATOR(pg_catalog./) 10.0
+							 ELSE p.oom_score OPERATOR(pg_catalog./) 10.0 END, 1) AS badness_pct,
+	   p.oom_score_adj OPERATOR(pg_catalog.=) -1000 AS protected,
+	   p.rss, p.rss_shmem, p.swap, p.page_tables, p.overhead,
+	   -- the postmaster restarts these alone; any other child killed by a
+	   -- signal, with a PGPROC or not (a connection starting or exiting),
+	   -- makes it reinitialize shared memory and end every session (a crash
+	   -- restart). Short, so that the README's query fits 80 columns: the
+	   -- server without its postmaster stays down until something restarts it.
+	   CASE WHEN p.backend_type OPERATOR(pg_catalog.=) 'postmaster'
+			THEN 'server stays down'
+			WHEN p.backend_type OPERATOR(pg_catalog.=) ANY (ARRAY['logger', 'stats collector'])
+			THEN 'restarted alone'
+			WHEN pg_catalog.current_setting('restart_after_crash')::boolean
+			THEN 'every session ends'
+			ELSE 'server shuts down' END AS if_killed
+FROM @extschema@.pg_procmem_processes() AS p
+	 LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) p.pid,
+	 @extschema@.pg_procmem_system_info() AS s;
+
+COMMENT ON VIEW pg_procmem_oom IS
+'every server process ranked by oom_score, with what killing it would do';
+
+REVOKE ALL ON pg_procmem_oom FROM PUBLIC;
+GRANT SELECT ON pg_procmem_oom TO pg_read_all_stats;
+
+-- The memory settings the headroom and the advice weigh, in bytes, one row
+-- (an internal view: the two read the same figures).
+CREATE VIEW pg_procmem_memory_settings AS
+SELECT pg_catalog.current_setting('max_connections')::integer AS max_connections,
+	   pg_catalog.current_setting('superuser_reserved_connections')::integer AS superuser_reserved_connections,
+	   -- slots for roles with pg_use_reserved_connections (PostgreSQL 16+)
+	   COALESCE(pg_catalog.current_setting('reserved_connections', true)::integer, 0) AS reserved_connections,
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('work_mem')) AS work_mem,
+	   pg_catalog.current_setting('hash_mem_multiplier')::float8 AS hash_mem_multiplier,
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem')) AS maintenance_work_mem,
+	   CASE WHEN pg_catalog.current_setting('autovacuum_work_mem') OPERATOR(pg_catalog.=) '-1'
+			THEN pg_catalog.pg_size_bytes(pg_catalog.current_setting('maintenance_work_mem'))
+			ELSE pg_catalog.pg_size_bytes(pg_catalog.current_setting('autovacuum_work_mem')) END
+		   AS autovacuum_work_mem,
+	   pg_catalog.current_setting('autovacuum_max_workers')::integer AS autovacuum_max_workers,
+	   -- local buffers for temporary tables: a backend keeps those it filled
+	   -- until it exits
+	   pg_catalog.pg_size_bytes(pg_catalog.current_setting('temp_buffers')) AS temp_buffers;
+
+COMMENT ON VIEW pg_procmem_memory_settings IS
+'internal: the memory settings pg_procmem_headroom and pg_procmem_advice weigh, in bytes';
+
+-- How many more connections fit, and how much work_mem could be asked for.
+CREATE VIEW pg_procmem_headroom AS
+WITH b AS (
+	SELECT pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend') AS client_backends,
+		   pg_catalog.count(*) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
+									   AND state OPERATOR(pg_catalog.=) 'idle') AS idle_client_backends,
+		   pg_catalog.avg(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend'
+											AND state OPERATOR(pg_catalog.=) 'idle')::bigint AS avg_idle_overhead,
+		   -- with no idle connection to go by (a fresh server: only the
+		   -- caller's, running this query), the smallest client backend: an
+		   -- upper bound for an idle one, so the answer errs low
+		   pg_catalog.min(overhead) FILTER (WHERE backend_type OPERATOR(pg_catalog.=) 'client backend')
+			   AS min_client_overhead
+	FROM @extschema@.pg_procmem_backends
+), r AS (
+	SELECT s.mem_available,
+		   s.cgroup_effective_limit,
+		   s.cgroup_usage,
+		   s.cgroup_file OPERATOR(pg_catalog.-) s.cgroup_shmem AS cgroup_page_cache,
+		   s.cgroup_room
+	FROM @extschema@.pg_procmem_system_info() AS s
+)
+SELECT r.mem_available,
+	   r.cgroup_effective_limit,
+	   r.cgroup_usage,
+	   r.cgroup_page_cache,
+	   r.cgroup_room,
+	   LEAST(r.mem_available, r.cgroup_room) AS available,
+	   b.idle_client_backends,
+	   b.avg_idle_overhead,
+	   GREATEST(LEAST(r.mem_available, r.cgroup_room)
+				OPERATOR(pg_catalog./) NULLIF(COALESCE(b.avg_idle_overhead, b.min_client_overhead), 0), 0)::bigint
+		   AS more_idle_connections_fit,
+	   g.max_connections,
+	   b.client_backends,
+	   GREATEST(((g.max_connections OPERATOR(pg_catalog.-) g.superuser_reserved_connections)
+				 OPERATOR(pg_catalog.-) g.reserved_connections)
+				OPERATOR(pg_catalog.-) b.client_backends, 0) AS connection_slots_left,
+	   g.work_mem,
+	   g.hash_mem_multiplier,
+	   ((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)::bigint
+		   AS work_mem_exposure,
+	   g.maintenance_work_mem,
+	   g.autovacuum_work_mem,
+	   g.autovacuum_max_workers,
+	   (g.autovacuum_max_workers OPERATOR(pg_catalog.*) g.autovacuum_work_mem)::bigint AS autovacuum_exposure,
+	   pg_catalog.round((((g.max_connections OPERATOR(pg_catalog.*) g.work_mem) OPERATOR(pg_catalog.*) g.hash_mem_multiplier)
+				OPERATOR(pg_catalog./) NULLIF(LEAST(r.mem_available, r.cgroup_room), 0))::numeric, 2)
+		   AS work_mem_exposure_ratio,
+	   g.superuser_reserved_connections,
+	   g.reserved_connections,
+	   COALESCE(b.avg_idle_overhead, b.min_client_overhead) AS per_connection,
+	   CASE WHEN b.avg_idle_overhead IS NOT NULL THEN 'the average idle client backend'
+			WHEN b.min_client_overhead IS NOT NULL THEN 'the smallest client backend (none is idle)' END
+		   AS per_connection_from,
+	   g.temp_buffers,
+	   (g.max_connections OPERATOR(pg_catalog.*) g.temp_buffers) AS temp_buffers_exposure
+FROM b, r, @extschema@.pg_procmem_memory_settings AS g;
+
+COMMENT ON VIEW pg_procmem_headroom IS
+'how many more connections fit in the memory that is left, and the work_mem exposure';
+
+REVOKE ALL ON pg_procmem_memory_settings FROM PUBLIC;
+REVOKE ALL ON pg_procmem_headroom FROM PUBLIC;
+GRANT SELECT ON pg_procmem_memory_settings, pg_procmem_headroom TO pg_read_all_stats;
+
+-- The headline in 80 columns, for people at a psql prompt: every process,
+-- most expensive first. The sizes are pg_procmem_size (views/size.sql),
+-- rounded to what they print in at most 7 characters ("1023 kB", "9.9 MB",
+-- "1023 MB"; pg_size_pretty's "10239 kB" took 8, and a row 81), and
+-- ordered by value (ORDER BY overhead DESC puts 11 MB before 983 kB). Client backends are
+-- named user@database, the others by backend type (autovacuum,
+-- logical replication and background shortened); long names and states are
+-- clipped so that a row stays within 80 characters even with 7-digit pids.
+CREATE VIEW pg_procmem_top AS
+SELECT b.pid,
+	   @extschema@.pg_procmem_clip(b.who, 17) AS process,
+	   CASE b.state WHEN 'idle in transaction' THEN 'idletx'
+					WHEN 'idle in transaction (aborted)' THEN 'idletx!'
+					WHEN 'fastpath function call' THEN 'fastpth'
+					WHEN 'disabled' THEN 'disabld'
+					ELSE b.state END AS state,
+	   @extschema@.pg_procmem_size_rounded(b.overhead) AS overhead,
+	   @extschema@.pg_procmem_size_rounded(b.page_tables) AS pagetbl,
+	   @extschema@.pg_procmem_size_rounded(b.rss) AS rss,
+	   @extschema@.pg_procmem_size_rounded(b.context_bytes) AS context
+FROM (SELECT bk.*,
+			 CASE WHEN bk.backend_type OPERATOR(pg_catalog.=) 'client backend'
+					   AND bk.usename IS NOT NULL
+				  THEN (bk.usename::text OPERATOR(pg_catalog.||) '@') OPERATOR(pg_catalog.||) bk.datname::text
+				  ELSE pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(bk.backend_type,
+						  'autovacuum ', 'autovac '), 'logical replication ', 'logical '),
+						  'background ', 'bg ') END AS who
+	  FROM @extschema@.pg_procmem_backends AS bk) AS b
+ORDER BY b.overhead DESC NULLS LAST, b.pid;
+
+COMMENT ON VIEW pg_procmem_top IS
+'every server process, most expensive first, pretty-printed to fit an 80-column terminal; its sizes sort by value';
+
+REVOKE ALL ON pg_procmem_top FROM PUBLIC;
+GRANT SELECT ON pg_procmem_top TO pg_read_all_stats;
+
 -- The memory history (needs pg_procmem in shared_preload_libraries): what
 -- the sampler saw at every sample, oldest first, kept in shared memory and
 -- across restarts in a file in the data directory. sample numbers the
@@ -203,7 +633,9 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -233,7 +665,13 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT pressure_source text,
 	OUT pressure_used bigint,
 	OUT pressure_limit bigint,
-	OUT reused integer)
+	OUT reused integer,
+	OUT dsm_segments integer,
+	OUT dsm_mapped bigint,
+	OUT dsm_shared_segments integer,
+	OUT dsm_shared bigint,
+	OUT dsm_leftover_segments integer,
+	OUT dsm_leftover bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -290,7 +728,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT state text,
 	OUT parallel_processes integer,
 	OUT parallel_overhead bigint,
-	OUT plan_memory text)
+	OUT plan_memory text,
+	OUT parallel_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -319,7 +758,8 @@ CREATE FUNCTION pg_procmem_crash_groups(
 	OUT maintenance_work_mem_source text,
 	OUT parallel_workers integer,
 	OUT largest_state text,
-	OUT largest_query text)
+	OUT largest_query text,
+	OUT dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -565,10 +1005,10 @@ SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
 FROM @extschema@.pg_procmem_crash_log(false) AS c
 	 LEFT JOIN LATERAL (SELECT h.*,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, false, h.parallel_workers) AS line,
+									h.processes, h.held, false, h.parallel_workers) AS line,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, true, h.parallel_workers) AS terse
-						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+									h.processes, h.held, true, h.parallel_workers) AS terse
+						FROM (SELECT g.*, g.overhead OPERATOR(pg_catalog.+) COALESCE(g.dsm, 0) AS held FROM @extschema@.pg_procmem_crash_groups(false) AS g) AS h
 						WHERE h.number OPERATOR(pg_catalog.=) c.number
 						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
 	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
@@ -578,10 +1018,10 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
-						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
+						 h.processes, h.largest_pid, h.held, g.room) AS elsewhere,
 					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
-						 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit,
+						 COALESCE(c.parallel_overhead, c.overhead) OPERATOR(pg_catalog.+) COALESCE(c.parallel_dsm, 0), c.last_seen_at, c.query_start, c.cgroup_limit,
 						 c.cgroup_usage_at_sample, h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
@@ -609,8 +1049,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
 				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
-				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
-							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END, CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
 				(5, CASE WHEN v.pid IS NULL THEN NULL
 						 WHEN c.overhead IS NOT NULL
 						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
@@ -620,10 +1059,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
 								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
 								  OPERATOR(pg_catalog.||) ' s before)', '') END),
-				-- not running a statement; a parallel query (the leader and its workers are one holder)
+				-- not running a statement; a parallel query (the leader and its workers are one holder), its DSM
 				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
+				(5.3, 'and ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(NULLIF(c.parallel_dsm, 0)) OPERATOR(pg_catalog.||) ' of shared memory (DSM) of its own'),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
@@ -676,7 +1116,9 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 
 -- Memory by query, by sampling: what the backends running each query_id
 -- held while they ran it (active samples only), largest first; a parallel
--- query's leader and workers together, once a sample. first_seen
+-- query's leader and workers together, once a sample, with the DSM
+-- segments only they map (max_dsm: a parallel hash join's hash table is
+-- there, in no process's overhead; max_held adds both). first_seen
 -- and last_seen are the times of its first and last samples, and query the
 -- text of the last (by sample number, not by a clock that may have stepped).
 -- Its memory is work_mem's, whatever the history holds: the rows are read
@@ -685,13 +1127,15 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 CREATE VIEW pg_procmem_query_memory AS
 WITH h AS MATERIALIZED (
 	SELECT h.query_id, h.sample, h.sampled_at, h.pid, COALESCE(h.leader_pid, h.pid) AS leader, h.overhead,
-		   h.context_bytes, h.query
+		   h.context_bytes, h.group_dsm, h.query
 	FROM @extschema@.pg_procmem_history AS h
 	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
 -- each run of it at each sample: a leader and its workers together
 e AS (
 	SELECT h.query_id, pg_catalog.sum(h.overhead)::bigint AS overhead,
-		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes
+		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes,
+		   -- the same on each of them: the group's segments, once
+		   pg_catalog.max(h.group_dsm) AS dsm
 	FROM h
 	GROUP BY h.query_id, h.sample, h.leader),
 a AS (
@@ -700,7 +1144,9 @@ a AS (
 		   pg_catalog.max(e.overhead) AS max_overhead,
 		   pg_catalog.avg(e.overhead)::bigint AS mean_overhead,
 		   pg_catalog.max(e.context_bytes) AS max_context_bytes,
-		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes
+		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes,
+		   pg_catalog.max(e.dsm) AS max_dsm,
+		   pg_catalog.max(e.overhead OPERATOR(pg_catalog.+) COALESCE(e.dsm, 0)) AS max_held
 	FROM e
 	GROUP BY e.query_id),
 b AS (
@@ -716,12 +1162,13 @@ l AS (
 	FROM h
 	ORDER BY h.query_id, h.sample DESC)
 SELECT a.query_id, a.samples, b.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
-	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
+	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query, a.max_dsm,
+	   a.max_held
 FROM a
 	 JOIN b ON b.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
-ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
+ORDER BY a.max_held DESC NULLS LAST, a.query_id;
 
 COMMENT ON VIEW pg_procmem_query_memory IS
 'memory by query_id, from the history''s samples of the backends running it';
@@ -793,7 +1240,9 @@ CREATE FUNCTION pg_procmem_history_latest(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_latest'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -849,6 +1298,8 @@ SELECT s.pid,
 	   s.context_bytes,
 	   s.oom_score,
 	   s.oom_protected,
+	   s.dsm,
+	   s.group_dsm,
 	   s.sampled_at AS read_at,
 	   'sample'::text AS source
 FROM newest AS s
@@ -870,6 +1321,8 @@ SELECT b.pid,
 	   b.context_bytes,
 	   b.oom_score,
 	   b.oom_score_adj OPERATOR(pg_catalog.=) -1000,
+	   b.dsm,
+	   b.group_dsm,
 	   pg_catalog.statement_timestamp(),
 	   'live'::text
 FROM @extschema@.pg_procmem_backends AS b
@@ -1753,6 +2206,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_start IS 'as in pg_stat_
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_id IS 'as in pg_stat_activity';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.dsm IS 'bytes: what the dynamic shared memory segments it maps hold (not in overhead: they outlive it)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.group_dsm IS 'bytes: what the segments only its parallel group maps hold (hash tables, sorts), each counted once; the same on every member';
 
 -- pg_procmem_breakdown
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.pid IS 'process id';
@@ -1997,6 +2452,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_protected IS
 'true: its oom_score_adj was -1000 at the sample (the OOM killer never takes it); NULL when unread, and in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.dsm IS 'bytes: what the dynamic shared memory segments it mapped held at the sample; NULL: unknown, and in samples of 1.2.0';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.group_dsm IS 'bytes: what the segments only its parallel group mapped held, each counted once; NULL: unknown, and in samples of 1.2.0';
 
 -- pg_procmem_latest
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.pid IS 'process id';
@@ -2014,6 +2471,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_latest.swap IS 'bytes: its memory in sw
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.context_bytes IS 'bytes: its memory contexts as last published before read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_score IS 'the OOM killer''s score at read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_protected IS 'true: its oom_score_adj is -1000 (the OOM killer never takes it); NULL when unreadable';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.dsm IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.group_dsm IS 'as in pg_procmem_backends';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.read_at IS 'when the figures were read: the sample''s time, or the statement''s for a live read';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.source IS 'sample: the memory history''s newest sample; live: read now from /proc';
 
@@ -2063,6 +2522,12 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_segments IS 'dynamic shared memory segments the server''s processes mapped; NULL: not read (and in samples of older builds)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_mapped IS 'bytes: what they held, each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared_segments IS 'those mapped by processes of several groups (the control segment, the statistics'' shared area, the DSM registry): charged to no query';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: what they held';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -2112,6 +2577,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_see
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: a list of sort, hash, tuplestore; none; NULL: not said (a utility, or killed before its statement reached the executor)';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_dsm IS 'bytes: what the dynamic shared memory segments only its parallel group mapped held at that sample (a parallel hash join''s hash table); NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
@@ -2137,6 +2603,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_sour
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.parallel_workers IS 'how many of its processes were parallel workers of its sessions';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_state IS 'the largest one''s state (active, idle in transaction, ...)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_query IS 'the largest one''s statement (its last, when not active); NULL where keep_statement_text is off';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.dsm IS 'bytes: what the segments only their parallel queries mapped held, each counted once (ranked with overhead); NULL: unknown';
 
 -- pg_procmem_query_memory
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
@@ -2149,6 +2616,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'byt
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.first_seen IS 'when its first sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.last_seen IS 'when its last sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query IS 'its text at its last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_dsm IS 'bytes: the most the dynamic shared memory segments only its processes mapped held at a sample (hash tables and sorts of a parallel query), each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_held IS 'bytes: the most its processes'' overhead and those segments held together at a sample; the rows are ordered by it';
 
 -- pg_procmem_connection_rate
 COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.connections IS 'new client connections over the window';

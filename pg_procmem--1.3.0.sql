@@ -212,7 +212,11 @@ TO PUBLIC;
 -- kernel's own memory for the process: its stack, page-table top and slab
 -- objects, counted from its threads, mappings and open files); the columns
 -- after unreadable split private_anon by what holds it (1.2.0 appended
--- them, so that the library still serves the 1.1.0 definitions).
+-- them, so that the library still serves the 1.1.0 definitions). dsm is
+-- what the dynamic shared memory segments the process maps hold, never in
+-- overhead (they outlive the process); group_dsm, what the segments only
+-- its parallel group maps hold, each counted once (1.3.0; NULL from
+-- pg_procmem_process(), which reads one process).
 
 -- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
 -- are NULL without it): that walks every page-table entry of the process,
@@ -249,7 +253,10 @@ CREATE FUNCTION pg_procmem_processes(
 	OUT stack bigint,
 	OUT postgres_data bigint,
 	OUT jit bigint,
-	OUT libraries bigint)
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
@@ -289,7 +296,10 @@ CREATE FUNCTION pg_procmem_process(
 	OUT stack bigint,
 	OUT postgres_data bigint,
 	OUT jit bigint,
-	OUT libraries bigint)
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_process'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
@@ -412,7 +422,9 @@ SELECT p.pid,
 	   a.query_start,
 	   a.leader_pid,
 	   a.query_id,
-	   a.query
+	   a.query,
+	   p.dsm,
+	   p.group_dsm
 FROM @extschema@.pg_procmem_processes(false) AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a
 	 ON a.pid OPERATOR(pg_catalog.=) p.pid
@@ -1057,7 +1069,9 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1087,7 +1101,13 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT pressure_source text,
 	OUT pressure_used bigint,
 	OUT pressure_limit bigint,
-	OUT reused integer)
+	OUT reused integer,
+	OUT dsm_segments integer,
+	OUT dsm_mapped bigint,
+	OUT dsm_shared_segments integer,
+	OUT dsm_shared bigint,
+	OUT dsm_leftover_segments integer,
+	OUT dsm_leftover bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1144,7 +1164,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT state text,
 	OUT parallel_processes integer,
 	OUT parallel_overhead bigint,
-	OUT plan_memory text)
+	OUT plan_memory text,
+	OUT parallel_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1173,7 +1194,8 @@ CREATE FUNCTION pg_procmem_crash_groups(
 	OUT maintenance_work_mem_source text,
 	OUT parallel_workers integer,
 	OUT largest_state text,
-	OUT largest_query text)
+	OUT largest_query text,
+	OUT dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1419,10 +1441,10 @@ SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
 FROM @extschema@.pg_procmem_crash_log(false) AS c
 	 LEFT JOIN LATERAL (SELECT h.*,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, false, h.parallel_workers) AS line,
+									h.processes, h.held, false, h.parallel_workers) AS line,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, true, h.parallel_workers) AS terse
-						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+									h.processes, h.held, true, h.parallel_workers) AS terse
+						FROM (SELECT g.*, g.overhead OPERATOR(pg_catalog.+) COALESCE(g.dsm, 0) AS held FROM @extschema@.pg_procmem_crash_groups(false) AS g) AS h
 						WHERE h.number OPERATOR(pg_catalog.=) c.number
 						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
 	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
@@ -1432,10 +1454,10 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
-						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
+						 h.processes, h.largest_pid, h.held, g.room) AS elsewhere,
 					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
-						 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit,
+						 COALESCE(c.parallel_overhead, c.overhead) OPERATOR(pg_catalog.+) COALESCE(c.parallel_dsm, 0), c.last_seen_at, c.query_start, c.cgroup_limit,
 						 c.cgroup_usage_at_sample, h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
@@ -1463,8 +1485,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
 				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
-				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
-							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END, CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
 				(5, CASE WHEN v.pid IS NULL THEN NULL
 						 WHEN c.overhead IS NOT NULL
 						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
@@ -1474,10 +1495,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
 								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
 								  OPERATOR(pg_catalog.||) ' s before)', '') END),
-				-- not running a statement; a parallel query (the leader and its workers are one holder)
+				-- not running a statement; a parallel query (the leader and its workers are one holder), its DSM
 				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
+				(5.3, 'and ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(NULLIF(c.parallel_dsm, 0)) OPERATOR(pg_catalog.||) ' of shared memory (DSM) of its own'),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
@@ -1530,7 +1552,9 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 
 -- Memory by query, by sampling: what the backends running each query_id
 -- held while they ran it (active samples only), largest first; a parallel
--- query's leader and workers together, once a sample. first_seen
+-- query's leader and workers together, once a sample, with the DSM
+-- segments only they map (max_dsm: a parallel hash join's hash table is
+-- there, in no process's overhead; max_held adds both). first_seen
 -- and last_seen are the times of its first and last samples, and query the
 -- text of the last (by sample number, not by a clock that may have stepped).
 -- Its memory is work_mem's, whatever the history holds: the rows are read
@@ -1539,13 +1563,15 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 CREATE VIEW pg_procmem_query_memory AS
 WITH h AS MATERIALIZED (
 	SELECT h.query_id, h.sample, h.sampled_at, h.pid, COALESCE(h.leader_pid, h.pid) AS leader, h.overhead,
-		   h.context_bytes, h.query
+		   h.context_bytes, h.group_dsm, h.query
 	FROM @extschema@.pg_procmem_history AS h
 	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
 -- each run of it at each sample: a leader and its workers together
 e AS (
 	SELECT h.query_id, pg_catalog.sum(h.overhead)::bigint AS overhead,
-		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes
+		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes,
+		   -- the same on each of them: the group's segments, once
+		   pg_catalog.max(h.group_dsm) AS dsm
 	FROM h
 	GROUP BY h.query_id, h.sample, h.leader),
 a AS (
@@ -1554,7 +1580,9 @@ a AS (
 		   pg_catalog.max(e.overhead) AS max_overhead,
 		   pg_catalog.avg(e.overhead)::bigint AS mean_overhead,
 		   pg_catalog.max(e.context_bytes) AS max_context_bytes,
-		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes
+		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes,
+		   pg_catalog.max(e.dsm) AS max_dsm,
+		   pg_catalog.max(e.overhead OPERATOR(pg_catalog.+) COALESCE(e.dsm, 0)) AS max_held
 	FROM e
 	GROUP BY e.query_id),
 b AS (
@@ -1570,12 +1598,13 @@ l AS (
 	FROM h
 	ORDER BY h.query_id, h.sample DESC)
 SELECT a.query_id, a.samples, b.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
-	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
+	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query, a.max_dsm,
+	   a.max_held
 FROM a
 	 JOIN b ON b.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
-ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
+ORDER BY a.max_held DESC NULLS LAST, a.query_id;
 
 COMMENT ON VIEW pg_procmem_query_memory IS
 'memory by query_id, from the history''s samples of the backends running it';
@@ -1647,7 +1676,9 @@ CREATE FUNCTION pg_procmem_history_latest(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_latest'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1703,6 +1734,8 @@ SELECT s.pid,
 	   s.context_bytes,
 	   s.oom_score,
 	   s.oom_protected,
+	   s.dsm,
+	   s.group_dsm,
 	   s.sampled_at AS read_at,
 	   'sample'::text AS source
 FROM newest AS s
@@ -1724,6 +1757,8 @@ SELECT b.pid,
 	   b.context_bytes,
 	   b.oom_score,
 	   b.oom_score_adj OPERATOR(pg_catalog.=) -1000,
+	   b.dsm,
+	   b.group_dsm,
 	   pg_catalog.statement_timestamp(),
 	   'live'::text
 FROM @extschema@.pg_procmem_backends AS b
@@ -2607,6 +2642,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_start IS 'as in pg_stat_
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_id IS 'as in pg_stat_activity';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.dsm IS 'bytes: what the dynamic shared memory segments it maps hold (not in overhead: they outlive it)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.group_dsm IS 'bytes: what the segments only its parallel group maps hold (hash tables, sorts), each counted once; the same on every member';
 
 -- pg_procmem_breakdown
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.pid IS 'process id';
@@ -2851,6 +2888,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_protected IS
 'true: its oom_score_adj was -1000 at the sample (the OOM killer never takes it); NULL when unread, and in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.dsm IS 'bytes: what the dynamic shared memory segments it mapped held at the sample; NULL: unknown, and in samples of 1.2.0';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.group_dsm IS 'bytes: what the segments only its parallel group mapped held, each counted once; NULL: unknown, and in samples of 1.2.0';
 
 -- pg_procmem_latest
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.pid IS 'process id';
@@ -2868,6 +2907,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_latest.swap IS 'bytes: its memory in sw
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.context_bytes IS 'bytes: its memory contexts as last published before read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_score IS 'the OOM killer''s score at read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_protected IS 'true: its oom_score_adj is -1000 (the OOM killer never takes it); NULL when unreadable';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.dsm IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.group_dsm IS 'as in pg_procmem_backends';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.read_at IS 'when the figures were read: the sample''s time, or the statement''s for a live read';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.source IS 'sample: the memory history''s newest sample; live: read now from /proc';
 
@@ -2917,6 +2958,12 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_segments IS 'dynamic shared memory segments the server''s processes mapped; NULL: not read (and in samples of older builds)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_mapped IS 'bytes: what they held, each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared_segments IS 'those mapped by processes of several groups (the control segment, the statistics'' shared area, the DSM registry): charged to no query';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: what they held';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -2966,6 +3013,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_see
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: a list of sort, hash, tuplestore; none; NULL: not said (a utility, or killed before its statement reached the executor)';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_dsm IS 'bytes: what the dynamic shared memory segments only its parallel group mapped held at that sample (a parallel hash join''s hash table); NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
@@ -2991,6 +3039,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_sour
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.parallel_workers IS 'how many of its processes were parallel workers of its sessions';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_state IS 'the largest one''s state (active, idle in transaction, ...)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_query IS 'the largest one''s statement (its last, when not active); NULL where keep_statement_text is off';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.dsm IS 'bytes: what the segments only their parallel queries mapped held, each counted once (ranked with overhead); NULL: unknown';
 
 -- pg_procmem_query_memory
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
@@ -3003,6 +3052,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'byt
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.first_seen IS 'when its first sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.last_seen IS 'when its last sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query IS 'its text at its last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_dsm IS 'bytes: the most the dynamic shared memory segments only its processes mapped held at a sample (hash tables and sorts of a parallel query), each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_held IS 'bytes: the most its processes'' overhead and those segments held together at a sample; the rows are ordered by it';
 
 -- pg_procmem_connection_rate
 COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.connections IS 'new client connections over the window';

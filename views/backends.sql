@@ -36,7 +36,9 @@ SELECT p.pid,
 	   a.query_start,
 	   a.leader_pid,
 	   a.query_id,
-	   a.query
+	   a.query,
+	   p.dsm,
+	   p.group_dsm
 FROM @extschema@.pg_procmem_processes(false) AS p
 	 LEFT JOIN pg_catalog.pg_stat_activity AS a
 	 ON a.pid OPERATOR(pg_catalog.=) p.pid

@@ -67,6 +67,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_start IS 'as in pg_stat_
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.leader_pid IS 'as in pg_stat_activity: a parallel worker''s leader';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query_id IS 'as in pg_stat_activity';
 COMMENT ON COLUMN @extschema@.pg_procmem_backends.query IS 'as in pg_stat_activity';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.dsm IS 'bytes: what the dynamic shared memory segments it maps hold (not in overhead: they outlive it)';
+COMMENT ON COLUMN @extschema@.pg_procmem_backends.group_dsm IS 'bytes: what the segments only its parallel group maps hold (hash tables, sorts), each counted once; the same on every member';
 
 -- pg_procmem_breakdown
 COMMENT ON COLUMN @extschema@.pg_procmem_breakdown.pid IS 'process id';
@@ -311,6 +313,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history.reused IS
 'true: overhead, private_anon, page_tables and swap are those of an earlier read of the same process (at most 2 minutes old) that nothing can have changed since, and rss too unless page cache was reclaimed meanwhile (then read again); oom_score is read afresh; false otherwise, and in samples of older builds';
 COMMENT ON COLUMN @extschema@.pg_procmem_history.oom_protected IS
 'true: its oom_score_adj was -1000 at the sample (the OOM killer never takes it); NULL when unread, and in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.dsm IS 'bytes: what the dynamic shared memory segments it mapped held at the sample; NULL: unknown, and in samples of 1.2.0';
+COMMENT ON COLUMN @extschema@.pg_procmem_history.group_dsm IS 'bytes: what the segments only its parallel group mapped held, each counted once; NULL: unknown, and in samples of 1.2.0';
 
 -- pg_procmem_latest
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.pid IS 'process id';
@@ -328,6 +332,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_latest.swap IS 'bytes: its memory in sw
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.context_bytes IS 'bytes: its memory contexts as last published before read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_score IS 'the OOM killer''s score at read_at';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.oom_protected IS 'true: its oom_score_adj is -1000 (the OOM killer never takes it); NULL when unreadable';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.dsm IS 'as in pg_procmem_backends';
+COMMENT ON COLUMN @extschema@.pg_procmem_latest.group_dsm IS 'as in pg_procmem_backends';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.read_at IS 'when the figures were read: the sample''s time, or the statement''s for a live read';
 COMMENT ON COLUMN @extschema@.pg_procmem_latest.source IS 'sample: the memory history''s newest sample; live: read now from /proc';
 
@@ -377,6 +383,12 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_segments IS 'dynamic shared memory segments the server''s processes mapped; NULL: not read (and in samples of older builds)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_mapped IS 'bytes: what they held, each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared_segments IS 'those mapped by processes of several groups (the control segment, the statistics'' shared area, the DSM registry): charged to no query';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: what they held';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -426,6 +438,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crashes.state IS 'its state at last_see
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_processes IS 'its parallel query at last_seen_at: the leader and its workers; NULL when it ran none';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_overhead IS 'bytes: their overhead together';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.plan_memory IS 'what its statement''s plans (its functions'' queries too) had that work_mem bounds: a list of sort, hash, tuplestore; none; NULL: not said (a utility, or killed before its statement reached the executor)';
+COMMENT ON COLUMN @extschema@.pg_procmem_crashes.parallel_dsm IS 'bytes: what the dynamic shared memory segments only its parallel group mapped held at that sample (a parallel hash join''s hash table); NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.oom_killed IS 'the OOM kill counter rose across the kill (true), was read before and after and did not (false: signal 9 from someone else), or is unknown (NULL)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.summary IS 'the row in one line of at most 56 columns';
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.report IS 'the post-mortem, in lines of at most 56 columns';
@@ -451,6 +464,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.maintenance_work_mem_sour
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.parallel_workers IS 'how many of its processes were parallel workers of its sessions';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_state IS 'the largest one''s state (active, idle in transaction, ...)';
 COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.largest_query IS 'the largest one''s statement (its last, when not active); NULL where keep_statement_text is off';
+COMMENT ON COLUMN @extschema@.pg_procmem_crash_holders.dsm IS 'bytes: what the segments only their parallel queries mapped held, each counted once (ranked with overhead); NULL: unknown';
 
 -- pg_procmem_query_memory
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query_id IS 'the query_id';
@@ -463,6 +477,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.mean_context_bytes IS 'byt
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.first_seen IS 'when its first sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.last_seen IS 'when its last sample was taken';
 COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.query IS 'its text at its last sample';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_dsm IS 'bytes: the most the dynamic shared memory segments only its processes mapped held at a sample (hash tables and sorts of a parallel query), each counted once';
+COMMENT ON COLUMN @extschema@.pg_procmem_query_memory.max_held IS 'bytes: the most its processes'' overhead and those segments held together at a sample; the rows are ordered by it';
 
 -- pg_procmem_connection_rate
 COMMENT ON COLUMN @extschema@.pg_procmem_connection_rate.connections IS 'new client connections over the window';

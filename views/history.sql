@@ -36,7 +36,9 @@ CREATE FUNCTION pg_procmem_history_processes(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -66,7 +68,13 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT pressure_source text,
 	OUT pressure_used bigint,
 	OUT pressure_limit bigint,
-	OUT reused integer)
+	OUT reused integer,
+	OUT dsm_segments integer,
+	OUT dsm_mapped bigint,
+	OUT dsm_shared_segments integer,
+	OUT dsm_shared bigint,
+	OUT dsm_leftover_segments integer,
+	OUT dsm_leftover bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -123,7 +131,8 @@ CREATE FUNCTION pg_procmem_crash_log(
 	OUT state text,
 	OUT parallel_processes integer,
 	OUT parallel_overhead bigint,
-	OUT plan_memory text)
+	OUT plan_memory text,
+	OUT parallel_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_log'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -152,7 +161,8 @@ CREATE FUNCTION pg_procmem_crash_groups(
 	OUT maintenance_work_mem_source text,
 	OUT parallel_workers integer,
 	OUT largest_state text,
-	OUT largest_query text)
+	OUT largest_query text,
+	OUT dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_crash_groups'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -398,10 +408,10 @@ SELECT c.*, @extschema@.pg_procmem_clip(t.line, 56) AS summary, r.report
 FROM @extschema@.pg_procmem_crash_log(false) AS c
 	 LEFT JOIN LATERAL (SELECT h.*,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, false, h.parallel_workers) AS line,
+									h.processes, h.held, false, h.parallel_workers) AS line,
 							   @extschema@.pg_procmem_holder_text(h.backend_type, h.usename, h.application_name,
-									h.processes, h.overhead, true, h.parallel_workers) AS terse
-						FROM @extschema@.pg_procmem_crash_groups(false) AS h
+									h.processes, h.held, true, h.parallel_workers) AS terse
+						FROM (SELECT g.*, g.overhead OPERATOR(pg_catalog.+) COALESCE(g.dsm, 0) AS held FROM @extschema@.pg_procmem_crash_groups(false) AS g) AS h
 						WHERE h.number OPERATOR(pg_catalog.=) c.number
 						ORDER BY h.rank) AS h ON h.rank OPERATOR(pg_catalog.=) 1,
 	 LATERAL (SELECT COALESCE(c.killed_pid, c.guessed_pid) AS pid,
@@ -411,10 +421,10 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 					 COALESCE(pg_catalog.pg_size_pretty(c.overhead), 'unsampled') AS held,
 					 @extschema@.pg_procmem_held_elsewhere(c.backend_type, g.running_overhead,
 						 COALESCE(c.killed_pid, c.guessed_pid), g.same_group,
-						 h.processes, h.largest_pid, h.overhead, g.room) AS elsewhere,
+						 h.processes, h.largest_pid, h.held, g.room) AS elsewhere,
 					 g.same_group
 			  FROM @extschema@.pg_procmem_crash_facts(c.backend_type, c.usename, c.application_name,
-						 COALESCE(c.parallel_overhead, c.overhead), c.last_seen_at, c.query_start, c.cgroup_limit,
+						 COALESCE(c.parallel_overhead, c.overhead) OPERATOR(pg_catalog.+) COALESCE(c.parallel_dsm, 0), c.last_seen_at, c.query_start, c.cgroup_limit,
 						 c.cgroup_usage_at_sample, h.backend_type, h.usename, h.application_name) AS g) AS v,
 	 LATERAL (SELECT CASE WHEN v.pid IS NULL THEN c.how_known
 						  -- one of a group of sessions like it: the group, then which
@@ -442,8 +452,7 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							 'app ' OPERATOR(pg_catalog.||) c.application_name,
 							 'db ' OPERATOR(pg_catalog.||) c.datname), '')),
 				(3, 'query: ' OPERATOR(pg_catalog.||) c.query),
-				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END,
-							 CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
+				(4, NULLIF(pg_catalog.concat_ws(', ', CASE WHEN c.query_cut THEN 'query cut short' END, CASE WHEN c.query_folded THEN 'non-ASCII shown as ?' END), '')),
 				(5, CASE WHEN v.pid IS NULL THEN NULL
 						 WHEN c.overhead IS NOT NULL
 						 THEN pg_catalog.format('held %s at its last sample, %s s before', v.held,
@@ -453,10 +462,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
 								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
 								  OPERATOR(pg_catalog.||) ' s before)', '') END),
-				-- not running a statement; a parallel query (the leader and its workers are one holder)
+				-- not running a statement; a parallel query (the leader and its workers are one holder), its DSM
 				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
+				(5.3, 'and ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(NULLIF(c.parallel_dsm, 0)) OPERATOR(pg_catalog.||) ' of shared memory (DSM) of its own'),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
@@ -509,7 +519,9 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 
 -- Memory by query, by sampling: what the backends running each query_id
 -- held while they ran it (active samples only), largest first; a parallel
--- query's leader and workers together, once a sample. first_seen
+-- query's leader and workers together, once a sample, with the DSM
+-- segments only they map (max_dsm: a parallel hash join's hash table is
+-- there, in no process's overhead; max_held adds both). first_seen
 -- and last_seen are the times of its first and last samples, and query the
 -- text of the last (by sample number, not by a clock that may have stepped).
 -- Its memory is work_mem's, whatever the history holds: the rows are read
@@ -518,13 +530,15 @@ COMMENT ON VIEW pg_procmem_crash_holders IS
 CREATE VIEW pg_procmem_query_memory AS
 WITH h AS MATERIALIZED (
 	SELECT h.query_id, h.sample, h.sampled_at, h.pid, COALESCE(h.leader_pid, h.pid) AS leader, h.overhead,
-		   h.context_bytes, h.query
+		   h.context_bytes, h.group_dsm, h.query
 	FROM @extschema@.pg_procmem_history AS h
 	WHERE h.state OPERATOR(pg_catalog.=) 'active' AND h.query_id IS NOT NULL),
 -- each run of it at each sample: a leader and its workers together
 e AS (
 	SELECT h.query_id, pg_catalog.sum(h.overhead)::bigint AS overhead,
-		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes
+		   pg_catalog.sum(h.context_bytes)::bigint AS context_bytes,
+		   -- the same on each of them: the group's segments, once
+		   pg_catalog.max(h.group_dsm) AS dsm
 	FROM h
 	GROUP BY h.query_id, h.sample, h.leader),
 a AS (
@@ -533,7 +547,9 @@ a AS (
 		   pg_catalog.max(e.overhead) AS max_overhead,
 		   pg_catalog.avg(e.overhead)::bigint AS mean_overhead,
 		   pg_catalog.max(e.context_bytes) AS max_context_bytes,
-		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes
+		   pg_catalog.avg(e.context_bytes)::bigint AS mean_context_bytes,
+		   pg_catalog.max(e.dsm) AS max_dsm,
+		   pg_catalog.max(e.overhead OPERATOR(pg_catalog.+) COALESCE(e.dsm, 0)) AS max_held
 	FROM e
 	GROUP BY e.query_id),
 b AS (
@@ -549,12 +565,13 @@ l AS (
 	FROM h
 	ORDER BY h.query_id, h.sample DESC)
 SELECT a.query_id, a.samples, b.backends, a.max_overhead, a.mean_overhead, a.max_context_bytes,
-	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query
+	   a.mean_context_bytes, f.sampled_at AS first_seen, l.sampled_at AS last_seen, l.query, a.max_dsm,
+	   a.max_held
 FROM a
 	 JOIN b ON b.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN f ON f.query_id OPERATOR(pg_catalog.=) a.query_id
 	 JOIN l ON l.query_id OPERATOR(pg_catalog.=) a.query_id
-ORDER BY a.max_overhead DESC NULLS LAST, a.query_id;
+ORDER BY a.max_held DESC NULLS LAST, a.query_id;
 
 COMMENT ON VIEW pg_procmem_query_memory IS
 'memory by query_id, from the history''s samples of the backends running it';

@@ -33,7 +33,9 @@ CREATE FUNCTION pg_procmem_history_latest(
 	OUT maintenance_work_mem bigint,
 	OUT maintenance_work_mem_source text,
 	OUT reused boolean,
-	OUT oom_protected boolean)
+	OUT oom_protected boolean,
+	OUT dsm bigint,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_latest'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -89,6 +91,8 @@ SELECT s.pid,
 	   s.context_bytes,
 	   s.oom_score,
 	   s.oom_protected,
+	   s.dsm,
+	   s.group_dsm,
 	   s.sampled_at AS read_at,
 	   'sample'::text AS source
 FROM newest AS s
@@ -110,6 +114,8 @@ SELECT b.pid,
 	   b.context_bytes,
 	   b.oom_score,
 	   b.oom_score_adj OPERATOR(pg_catalog.=) -1000,
+	   b.dsm,
+	   b.group_dsm,
 	   pg_catalog.statement_timestamp(),
 	   'live'::text
 FROM @extschema@.pg_procmem_backends AS b

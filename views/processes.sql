@@ -3,7 +3,11 @@
 -- kernel's own memory for the process: its stack, page-table top and slab
 -- objects, counted from its threads, mappings and open files); the columns
 -- after unreadable split private_anon by what holds it (1.2.0 appended
--- them, so that the library still serves the 1.1.0 definitions).
+-- them, so that the library still serves the 1.1.0 definitions). dsm is
+-- what the dynamic shared memory segments the process maps hold, never in
+-- overhead (they outlive the process); group_dsm, what the segments only
+-- its parallel group maps hold, each counted once (1.3.0; NULL from
+-- pg_procmem_process(), which reads one process).
 
 -- with_pss also reads /proc/PID/smaps_rollup (the pss* and private columns
 -- are NULL without it): that walks every page-table entry of the process,
@@ -40,7 +44,10 @@ CREATE FUNCTION pg_procmem_processes(
 	OUT stack bigint,
 	OUT postgres_data bigint,
 	OUT jit bigint,
-	OUT libraries bigint)
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_processes'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
@@ -80,7 +87,10 @@ CREATE FUNCTION pg_procmem_process(
 	OUT stack bigint,
 	OUT postgres_data bigint,
 	OUT jit bigint,
-	OUT libraries bigint)
+	OUT libraries bigint,
+	OUT dsm bigint,
+	OUT dsm_segments integer,
+	OUT group_dsm bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_process'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;

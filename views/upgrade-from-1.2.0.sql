@@ -15,7 +15,10 @@
 -- new columns: the history's pressure, reused and oom_protected figures
 -- (pg_procmem_history_processes, pg_procmem_history_system_samples); the
 -- advice reads the history, so it is created again too; the accounting's
--- cgroup make-up (pg_procmem_accounting)
+-- cgroup make-up (pg_procmem_accounting); the DSM columns of
+-- pg_procmem_processes() and pg_procmem_process(), and so every view over
+-- them (pg_procmem_backends and the views of backends, oom, headroom and top)
+DROP VIEW @extschema@.pg_procmem_top;
 DROP VIEW @extschema@.pg_procmem_accounting;
 DROP VIEW @extschema@.pg_procmem_advice;
 DROP FUNCTION @extschema@.pg_procmem_advice_huge_pages(@extschema@.pg_procmem_advice_facts);
@@ -27,6 +30,15 @@ DROP FUNCTION @extschema@.pg_procmem_advice_crashes(@extschema@.pg_procmem_advic
 DROP FUNCTION @extschema@.pg_procmem_advice_restarts(@extschema@.pg_procmem_advice_facts);
 DROP VIEW @extschema@.pg_procmem_advice_facts;
 DROP VIEW @extschema@.pg_procmem_connection_rate;
+DROP VIEW @extschema@.pg_procmem_headroom;
+DROP VIEW @extschema@.pg_procmem_memory_settings;
+DROP VIEW @extschema@.pg_procmem_oom;
+DROP VIEW @extschema@.pg_procmem_summary;
+DROP VIEW @extschema@.pg_procmem_backends_pss;
+DROP VIEW @extschema@.pg_procmem_breakdown;
+DROP VIEW @extschema@.pg_procmem_backends;
+DROP FUNCTION @extschema@.pg_procmem_process(integer, boolean);
+DROP FUNCTION @extschema@.pg_procmem_processes(boolean);
 DROP VIEW @extschema@.pg_procmem_query_memory;
 DROP VIEW @extschema@.pg_procmem_crash_holders;
 DROP VIEW @extschema@.pg_procmem_crashes;

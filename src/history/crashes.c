@@ -475,8 +475,16 @@ typedef struct holder
 {
 	history_group g;
 	int32		workers;
+	int64		dsm;			/* its parallel groups' own DSM, each once; -1: unknown */
 	const history_process *largest;
 } holder;
+
+/* What a holder held: its overhead and its parallel queries' DSM */
+static int64
+holder_held(const holder *h)
+{
+	return h->g.total + Max(h->dsm, 0);
+}
 
 /* Keeps a group if it is among the HISTORY_GROUPS largest, largest first */
 static void
@@ -484,7 +492,7 @@ consider_group(holder *top, const holder *h)
 {
 	int			k = HISTORY_GROUPS;
 
-	while (k > 0 && (top[k - 1].g.processes == 0 || top[k - 1].g.total < h->g.total))
+	while (k > 0 && (top[k - 1].g.processes == 0 || holder_held(&top[k - 1]) < holder_held(h)))
 		k--;
 	if (k == HISTORY_GROUPS)
 		return;
@@ -496,7 +504,8 @@ consider_group(holder *top, const holder *h)
  * Who held the memory at the sample whose n process entries start at
  * first: its processes grouped by user, application and backend type (a
  * parallel worker with its leader), the HISTORY_GROUPS largest by total
- * overhead, with their largest one's state and statement.
+ * overhead and their parallel queries' own DSM, with their largest one's
+ * state and statement.
  */
 static void
 find_groups(history_crash *c, uint64 first, uint32 n)
@@ -527,6 +536,7 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 	qsort(e, n, sizeof(e[0]), group_cmp);
 	memset(top, 0, sizeof(top));
 	memset(&h, 0, sizeof(h));
+	h.dsm = -1;
 	for (uint32 i = 0; i < n; i++)
 	{
 		const history_process *p = &e[i].e->u.proc;
@@ -535,6 +545,7 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 		{
 			consider_group(top, &h);
 			memset(&h, 0, sizeof(h));
+			h.dsm = -1;
 		}
 		if (h.g.processes++ == 0)
 		{
@@ -544,6 +555,8 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 		}
 		if (e[i].key != p)
 			h.workers++;
+		else if (p->group_dsm >= 0)	/* a leader, or in no parallel query: its group once */
+			h.dsm = Max(h.dsm, 0) + p->group_dsm;
 		h.g.total += Max(p->overhead, 0);
 		if (h.g.largest_pid == 0 || p->overhead > h.g.largest)
 		{
@@ -559,6 +572,7 @@ find_groups(history_crash *c, uint64 first, uint32 n)
 	{
 		c->groups[k] = top[k].g;
 		c->group_workers[k] = top[k].workers;
+		c->group_dsm[k] = top[k].dsm;
 		memcpy(c->group_state[k], top[k].largest->state, sizeof(c->group_state[k]));
 		memcpy(c->group_query[k], top[k].largest->query, sizeof(c->group_query[k]));
 	}
@@ -586,6 +600,9 @@ find_killed_group(history_crash *c, uint64 first, uint32 n)
 		{
 			processes++;
 			total += Max(e->u.proc.overhead, 0);
+			/* the same on every member: its segments, each counted once */
+			if (e->u.proc.group_dsm >= 0)
+				c->killed_group_dsm = e->u.proc.group_dsm;
 		}
 	}
 	if (processes > 1)
@@ -701,6 +718,9 @@ make_row(history_crash *c, history_how how, TimestampTz crashed_at, TimestampTz 
 	c->restarted_at = crashed_at;
 	c->how = how;
 	c->exit_code = -1;
+	c->killed_group_dsm = -1;
+	for (int k = 0; k < HISTORY_GROUPS; k++)
+		c->group_dsm[k] = -1;
 	c->oom_kills_before = -1;
 	c->oom_kills_after = now.oom_kills;
 	c->cgroup_usage_before = -1;

@@ -122,13 +122,15 @@ procmem_reuse_find(const procmem_reuse_pass *pass, pid_t pid, procmem_membership
 	if (res != PROCFS_OK || !pass->may_reuse || kind == MEMBER_POSTMASTER)
 		return NULL;
 	c = bsearch(&key, reuse.last, reuse.nlast, sizeof(procmem_cached), procmem_pid_cmp);
-	if (c == NULL || !reuse_process_unchanged(&c->mark, c->read_ms, id, mark, pass->at_ms))
+	if (c == NULL || c->dsm_n == PROCMEM_CACHED_NO_REUSE ||
+		!reuse_process_unchanged(&c->mark, c->read_ms, id, mark, pass->at_ms))
 		return NULL;
 	return c;
 }
 
 void
-procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *title)
+procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *title,
+					   const dsm_mapped *mapped)
 {
 	c->overhead = p->overhead;
 	c->private_anon = p->private_anon;
@@ -136,6 +138,23 @@ procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *
 	c->rss = p->rss;
 	c->swap = p->swap;
 	strlcpy(c->title, title ? title : "", sizeof(c->title));
+	if (mapped->n > PROCMEM_CACHED_DSM || mapped->more)
+		c->dsm_n = PROCMEM_CACHED_NO_REUSE;
+	else
+	{
+		c->dsm_n = mapped->n;
+		for (int k = 0; k < mapped->n; k++)
+			c->dsm_id[k] = mapped->id[k];
+	}
+}
+
+void
+procmem_reuse_mapped(const procmem_cached *c, dsm_mapped *mapped)
+{
+	mapped->more = 0;
+	mapped->n = c->dsm_n >= 0 ? c->dsm_n : -1;
+	for (int k = 0; k < mapped->n; k++)
+		mapped->id[k] = c->dsm_id[k];
 }
 
 void

@@ -7,9 +7,14 @@
 #ifndef PROCMEM_REUSE_CACHE_H
 #define PROCMEM_REUSE_CACHE_H
 
+#include "linux/dsm.h"
 #include "rules/history_format.h"
 #include "rules/reuse.h"
 #include "server/members.h"
+
+/* The DSM segments a read keeps: a process that maps more is read afresh */
+#define PROCMEM_CACHED_DSM		8
+#define PROCMEM_CACHED_NO_REUSE	(-2)
 
 /* What a process's last fresh read found */
 typedef struct procmem_cached
@@ -23,6 +28,9 @@ typedef struct procmem_cached
 	int64		rss;
 	int64		swap;
 	char		title[HISTORY_TYPE_LEN];	/* from its cmdline, when read */
+	/* the DSM segments it maps: it maps no other while it does not run */
+	int32		dsm_n;			/* -1: unknown; PROCMEM_CACHED_NO_REUSE: too many to keep */
+	uint64		dsm_id[PROCMEM_CACHED_DSM];
 } procmem_cached;
 
 /* What pg_procmem.check_reuse compares, over one sample */
@@ -72,8 +80,15 @@ extern const procmem_cached *procmem_reuse_find(const procmem_reuse_pass *pass, 
 												procmem_membership kind, const procfs_stat *id,
 												reuse_mark *mark, bool *gone);
 
-/* Keeps an entry's figures (and its title) in its read, for the next sample. */
-extern void procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *title);
+/*
+ * Keeps an entry's figures (and its title, and the DSM segments it maps,
+ * dsm_mapped.n -1: unknown) in its read, for the next sample.
+ */
+extern void procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *title,
+								   const dsm_mapped *mapped);
+
+/* The DSM segments a read kept, into *mapped */
+extern void procmem_reuse_mapped(const procmem_cached *c, dsm_mapped *mapped);
 
 /* pg_procmem.check_reuse: how far the figures reuse would have given are from a fresh read */
 extern void procmem_reuse_check_one(procmem_reuse_pass *pass, int32 pid, const procmem_cached *c,

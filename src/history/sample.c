@@ -17,6 +17,7 @@
 
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -27,8 +28,10 @@
 #include "history/reuse_cache.h"
 #include "history/sample.h"
 #include "linux/sysmem.h"
+#include "rules/dsm_groups.h"
 #include "server/clock.h"
 #include "server/contexts.h"
+#include "server/dsm_segments.h"
 #include "server/members.h"
 #include "server/walk.h"
 
@@ -46,12 +49,29 @@ typedef struct sample_state
 	int64		at_ms;			/* monotonic */
 	procmem_options walk_opt;	/* the walk's options, for a read again */
 	procmem_reuse_pass reuse;	/* its arrays: one per entry, grown with them */
+	dsm_table	dsm;			/* the DSM segments there are */
+	bool		dsm_known;		/* ... were listed */
+	dsm_mapped *mapped;			/* the segments each entry's process maps */
 } sample_state;
 
 static MemoryContext sample_cxt;
+/* pg_procmem.dsm_leftover_after, in seconds */
+static int	dsm_leftover_after_s = 60;
+/* the segments seen mapped, for those left over (malloc'd: plain C) */
+static dsm_leftover leftover;
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
 static int	last_method = -1;	/* the last sample's overhead method */
+
+void
+procmem_sample_init(void)
+{
+	DefineCustomIntVariable("pg_procmem.dsm_leftover_after",
+							"Time after which a dynamic shared memory segment this server mapped and nobody maps now is left over.",
+							"Counted in pg_procmem_history_system.dsm_leftover and said by the advice.",
+							&dsm_leftover_after_s, 60, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
 
 void
 procmem_sample_start(void)
@@ -72,7 +92,9 @@ new_entry(sample_state *st, history_kind kind, int32 pid)
 		st->e = repalloc_huge(st->e, sizeof(history_entry) * st->cap);
 		st->reuse.reads = repalloc_huge(st->reuse.reads, sizeof(procmem_cached) * st->cap);
 		st->reuse.kinds = repalloc_huge(st->reuse.kinds, sizeof(procmem_membership) * st->cap);
+		st->mapped = repalloc_huge(st->mapped, sizeof(dsm_mapped) * st->cap);
 	}
+	st->mapped[st->n].n = -1;
 	e = &st->e[st->n++];
 	memset(e, 0, sizeof(*e));
 	e->sampled_at = st->at;
@@ -199,6 +221,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 		p->page_tables = c->page_tables;
 		p->swap = c->swap;
 		strlcpy(title, c->title, sizeof(title));
+		procmem_reuse_mapped(c, &st->mapped[st->n - 1]);
 		*this_read = *c;		/* the same read, its mark and its age */
 		this_read->rss = p->rss;
 	}
@@ -210,6 +233,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 			return false;
 		}
 		put_reading(p, &s);
+		st->mapped[st->n - 1] = s.dsm;
 		oom = oom_flags(&s);
 		if (o.want_cmdline)
 			procmem_title_type(s.cmdline, s.cmdline_len, title, sizeof(title));
@@ -233,7 +257,7 @@ sample_process(void *dest, pid_t pid, procmem_membership kind,
 			this_read->pid = pid;
 			this_read->mark = mark;
 			this_read->read_ms = st->at_ms;
-			procmem_reuse_remember(this_read, p, title);
+			procmem_reuse_remember(this_read, p, title, &s.dsm);
 		}
 	}
 	st->reuse.kinds[st->n - 1] = kind;
@@ -296,10 +320,12 @@ read_reused_again(sample_state *st)
 				!procmem_read_member(e->pid, kinds[i], &id, &o, &s))
 				continue;
 			put_reading(p, &s);
+			st->mapped[i] = s.dsm;
 			p->settings.entry_flags = oom_flags(&s);
 			reads[i].read_ms = st->at_ms;
-			procmem_reuse_remember(&reads[i], p, reads[i].title);
+			procmem_reuse_remember(&reads[i], p, reads[i].title, &s.dsm);
 		}
+		st->mapped[kept] = st->mapped[i];
 		st->e[kept] = *e;
 		reads[kept] = reads[i];
 		kinds[kept] = kinds[i];
@@ -321,6 +347,55 @@ end_reuse(sample_state *st)
 		reused += (st->e[i].u.proc.settings.entry_flags & HISTORY_PROC_REUSED) != 0;
 	procmem_reuse_end(&st->reuse, st->n, held);
 	return reused;
+}
+
+/*
+ * Whose DSM segments are whose (dsm_groups.h): each process entry's, its
+ * parallel group's, and the system entry's totals, those left over too.
+ */
+static void
+sum_dsm(sample_state *st)
+{
+	history_system *sys = &st->e[0].u.sys;
+	uint32		n = st->n - 1;
+	dsm_member *m = palloc(sizeof(dsm_member) * Max(n, 1));
+	int64	   *mapped = palloc(sizeof(int64) * Max(n, 1));
+	int64	   *own = palloc(sizeof(int64) * Max(n, 1));
+	uint8	   *in_use = palloc(Max(st->dsm.n, 1));
+	dsm_totals	totals;
+	int64		left_bytes;
+	int32		left_segments;
+	int			nleaders;
+	/* as PGPROCs say now: a worker pg_stat_activity has no row for yet is its leader's */
+	procmem_leader *leaders = procmem_leaders(&nleaders);
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		history_entry *e = &st->e[i + 1];
+
+		m[i].group = e->u.proc.leader_pid > 0 ? e->u.proc.leader_pid :
+			procmem_group_of(leaders, nleaders, e->pid);
+		m[i].mapped = &st->mapped[i + 1];
+		e->u.proc.dsm = e->u.proc.group_dsm = -1;
+	}
+	if (!st->dsm_known ||
+		dsm_groups_sum(&st->dsm, m, (int) n, (int64_t *) mapped, (int64_t *) own, &totals,
+					   in_use) != 0)
+		return;
+	for (uint32 i = 0; i < n; i++)
+	{
+		st->e[i + 1].u.proc.dsm = mapped[i];
+		st->e[i + 1].u.proc.group_dsm = own[i];
+	}
+	dsm_leftover_update(&leftover, &st->dsm, in_use, st->at_ms,
+						(int64) dsm_leftover_after_s * 1000, &left_bytes, &left_segments);
+	sys->dsm_known = 1;
+	sys->dsm_segments = totals.segments;
+	sys->dsm_mapped = totals.mapped;
+	sys->dsm_shared = totals.shared;
+	sys->dsm_shared_segments = totals.shared_segments;
+	sys->dsm_leftover = left_bytes;
+	sys->dsm_leftover_segments = left_segments;
 }
 
 /* The system entry: the machine and the server's cgroup */
@@ -412,6 +487,7 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 	st.e = palloc(sizeof(history_entry) * st.cap);
 	st.reuse.reads = palloc0(sizeof(procmem_cached) * st.cap);
 	st.reuse.kinds = palloc0(sizeof(procmem_membership) * st.cap);
+	st.mapped = palloc(sizeof(dsm_mapped) * st.cap);
 	new_entry(&st, HISTORY_SYSTEM, 0);
 	st.who = procmem_activity_read(&st.nwho);
 	st.contexts = procmem_contexts_totals(&st.ncontexts);
@@ -430,11 +506,15 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 		procmem_reuse_cache_forget();
 	last_method = opt.method;
 	procmem_reuse_begin(&st.reuse, st.at_ms);
+	/* the segments there are, before any process is read: those it maps are among them */
+	st.dsm_known = procmem_dsm_table_read(&st.dsm);
+	opt.dsm = st.dsm_known ? &st.dsm : NULL;
 	/* where /proc hides the server, the system figures only: said once */
 	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))
 	{
 		procmem_walk(sample_process, &st, &opt);
 		st.e[0].u.sys.reused = end_reuse(&st);
+		sum_dsm(&st);
 	}
 	else
 		hidden_said = true;

@@ -8,6 +8,9 @@
 
 #include "rules/pressure.h"
 
+/* pg_procmem.dsm_leftover_after; from procmem_sampler_init(). */
+extern void procmem_sample_init(void);
+
 /* Its memory and the server's cgroup, in the sampler at its start. */
 extern void procmem_sample_start(void);
 

@@ -287,6 +287,8 @@ procmem_sampler_init(void)
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	/* pg_procmem.sample_reuse and pg_procmem.check_reuse: the cache's own */
 	procmem_reuse_cache_init();
+	/* pg_procmem.dsm_leftover_after: the sample's own */
+	procmem_sample_init();
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	memset(&w, 0, sizeof(w));

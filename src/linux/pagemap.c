@@ -536,6 +536,8 @@ meet_vma(anon_reader *r, const procfs_vma *vma, int part)
 		return;
 	}
 	r->anon->mappings++;
+	if (vma->shared && r->hints && r->hints->dsm)
+		dsm_mapped_meet(r->hints->dsm_mapped, r->hints->dsm, vma);
 	if (read_only_file(vma))
 	{
 		r->pending = *vma;

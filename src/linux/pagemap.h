@@ -14,6 +14,7 @@
 #ifndef PROCMEM_PAGEMAP_H
 #define PROCMEM_PAGEMAP_H
 
+#include "linux/dsm.h"
 #include "linux/procfs.h"
 
 /* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
@@ -55,6 +56,9 @@ typedef struct pagemap_hints
 	uint64_t	start_stack;
 	uint64_t	exe_ino;		/* the executable's inode; 0 if unknown */
 	uint64_t	exe_dev;		/* and its device, as procfs_vma.dev */
+	/* the DSM segments there are: those it maps go into *dsm_mapped */
+	const dsm_table *dsm;		/* NULL: not looked for */
+	dsm_mapped *dsm_mapped;
 } pagemap_hints;
 
 /* Anonymous memory of one process, in bytes. */

@@ -108,11 +108,15 @@ read_smaps(pid_t pid, procmem_reading *s)
 static int
 read_anon(pid_t pid, const procmem_options *opt, procmem_reading *s)
 {
-	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino, opt->exe_dev};
-	procfs_result res = pagemap_read_anon(pid, opt->pagemap_flags, &hints, &s->anon);
+	pagemap_hints hints = {s->stat.start_brk, s->stat.start_stack, opt->exe_ino, opt->exe_dev,
+	opt->dsm, &s->dsm};
+	procfs_result res;
 
+	s->dsm.n = 0;
+	res = pagemap_read_anon(pid, opt->pagemap_flags, &hints, &s->anon);
 	if (res == PROCFS_OK)
 		return 0;
+	s->dsm.n = -1;				/* the walk ended early: read again below */
 	s->anon.exclusive = s->anon.shared = PROCFS_MISSING;
 	return failed(s, s->anon.failed_file ? PROCMEM_FILE_PAGEMAP : PROCMEM_FILE_MAPS, res);
 }
@@ -197,6 +201,7 @@ reading_init(procmem_reading *s)
 	s->oom_score = s->oom_score_adj = PROCFS_MISSING;
 	s->overhead = PROCFS_MISSING;
 	s->overhead_method = PROCMEM_METHOD_AUTO;
+	s->dsm.n = -1;
 }
 
 void
@@ -252,6 +257,13 @@ procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identi
 	if (opt->method != PROCMEM_METHOD_RSS_ANON &&
 		(read_anon(pid, opt, s) || (s->anon.exclusive >= 0 && read_kernel(pid, opt, s))))
 		return READ_GONE;
+	/* where no pagemap walk met its mappings: one read of them */
+	if (opt->dsm && s->dsm.n < 0)
+	{
+		res = dsm_read_mapped(pid, opt->dsm, &s->dsm);
+		if (res != PROCFS_OK && failed(s, PROCMEM_FILE_MAPS, res))
+			return READ_GONE;
+	}
 	if (opt->want_tables && read_tables(pid, opt, s))
 		return READ_GONE;
 	if (opt->want_pss && read_smaps(pid, s))

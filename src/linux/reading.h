@@ -63,6 +63,8 @@ typedef struct procmem_options
 	bool		child;			/* a child of the postmaster, not itself */
 	bool		know_inherited;	/* inherited_fds was read */
 	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */
+	/* the DSM segments there are, to find those it maps; NULL: not looked for */
+	const dsm_table *dsm;
 	/* test-only (walk.h): called after the reads, before the identity check */
 	void		(*after_reads) (pid_t pid);
 } procmem_options;
@@ -77,6 +79,8 @@ typedef struct procmem_reading
 	kernel_counts kcounts;		/* what kernel is counted from */
 	int64_t		kernel;			/* the kernel's own memory; negative unless
 								 * read by the pagemap method */
+	dsm_mapped	dsm;			/* the segments of opt->dsm it maps; n -1:
+								 * unknown (not looked for, or unreadable) */
 	int64_t		oom_score;		/* valid unless its file is unreadable */
 	int64_t		oom_score_adj;	/* likewise: -1 is a legal value */
 	char		cmdline[256];	/* when want_cmdline; not NUL-terminated */

@@ -101,8 +101,39 @@ history_crc32c(uint32_t crc, const void *data, size_t len)
 
 /* --- headers and records ------------------------------------------------ */
 
-/* 1.2.0's crash rows end where the fields 1.3.0 added begin: they load as a prefix */
-typedef char crash_rows_of_1_2_are_a_prefix[offsetof(history_crash, killed_after) == HISTORY_CRASH_SIZE_1_2 ? 1 : -1];
+/*
+ * 1.2.0's entries end where the fields 1.3.0 added begin, and so do its
+ * crash rows, but for the entry they hold (killed): they load widened
+ */
+typedef char entries_of_1_2_are_a_prefix[offsetof(history_entry, u.proc.dsm) == HISTORY_ENTRY_SIZE_1_2 ? 1 : -1];
+typedef char crash_rows_of_1_2_are_a_prefix[offsetof(history_crash, killed_after) ==
+											 HISTORY_CRASH_SIZE_1_2 + sizeof(history_entry) - HISTORY_ENTRY_SIZE_1_2 ? 1 : -1];
+
+void
+history_format_widen_entry(const void *old, uint32_t old_size, history_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	memcpy(e, old, old_size < sizeof(*e) ? old_size : sizeof(*e));
+	if (old_size < sizeof(*e) && e->kind == HISTORY_PROCESS)
+		e->u.proc.dsm = e->u.proc.group_dsm = -1;	/* not known then */
+}
+
+void
+history_format_widen_crash(const void *old, uint32_t old_size, uint32_t old_entry_size,
+						   history_crash *c)
+{
+	const char *o = old;
+	size_t		head = offsetof(history_crash, killed);
+	size_t		rest = old_size - head - old_entry_size;
+
+	memset(c, 0, sizeof(*c));
+	memcpy(c, o, head);
+	history_format_widen_entry(o + head, old_entry_size, &c->killed);
+	memcpy((char *) c + head + sizeof(history_entry), o + head + old_entry_size, rest);
+	c->killed_group_dsm = -1;
+	for (int k = 0; k < HISTORY_GROUPS; k++)
+		c->group_dsm[k] = -1;
+}
 
 void
 history_format_header_init(history_file_header *h)
@@ -126,9 +157,12 @@ history_format_check_header(const char *buf, size_t len)
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != want.magic)
 		return HF_NOT_OURS;
-	/* 1.2.0's crash rows were shorter: they load, their new fields 0 */
-	if (h.crash_size == HISTORY_CRASH_SIZE_1_2)
+	/* 1.2.0's entries and crash rows were shorter: they load widened */
+	if (h.entry_size == HISTORY_ENTRY_SIZE_1_2 && h.crash_size == HISTORY_CRASH_SIZE_1_2)
+	{
+		h.entry_size = want.entry_size;
 		h.crash_size = want.crash_size;
+	}
 	if (memcmp(&h, &want, sizeof(h)) != 0)
 		return HF_FOREIGN;
 	return HF_OK;
@@ -145,6 +179,17 @@ history_format_crash_size(const char *buf, size_t len)
 	return h.crash_size;
 }
 
+uint32_t
+history_format_entry_size(const char *buf, size_t len)
+{
+	history_file_header h;
+
+	if (history_format_check_header(buf, len) != HF_OK)
+		return sizeof(history_entry);
+	memcpy(&h, buf, sizeof(h));
+	return h.entry_size;
+}
+
 /* The CRC of a record: its payload's, then its kind and count */
 static uint32_t
 record_crc(uint32_t payload_crc, uint32_t kind, uint32_t count)
@@ -152,15 +197,15 @@ record_crc(uint32_t payload_crc, uint32_t kind, uint32_t count)
 	return history_crc32c(history_crc32c(payload_crc, &kind, sizeof(kind)), &count, sizeof(count));
 }
 
-/* A record's payload bytes in a file whose crash rows are crash_size bytes */
+/* A record's payload bytes in a file whose entries and crash rows are of these sizes */
 static size_t
-payload_in(uint32_t kind, uint32_t count, uint32_t crash_size)
+payload_in(uint32_t kind, uint32_t count, uint32_t entry_size, uint32_t crash_size)
 {
 	switch (kind)
 	{
 		case RECORD_SAMPLE:
 			/* a system entry at least */
-			return count >= 1 && count <= HISTORY_MAX_SAMPLE ? count * sizeof(history_entry) : 0;
+			return count >= 1 && count <= HISTORY_MAX_SAMPLE ? (size_t) count * entry_size : 0;
 		case RECORD_CRASH:
 			return count == 1 ? crash_size : 0;
 		case RECORD_GUARD:
@@ -173,14 +218,14 @@ payload_in(uint32_t kind, uint32_t count, uint32_t crash_size)
 size_t
 history_record_payload(uint32_t kind, uint32_t count)
 {
-	return payload_in(kind, count, sizeof(history_crash));
+	return payload_in(kind, count, sizeof(history_entry), sizeof(history_crash));
 }
 
 /* Whether a record's kind and count make sense (a STOP has no payload) */
 static int
-record_sane(uint32_t kind, uint32_t count, uint32_t crash_size)
+record_sane(uint32_t kind, uint32_t count, uint32_t entry_size, uint32_t crash_size)
 {
-	return payload_in(kind, count, crash_size) > 0 || (kind == RECORD_STOP && count == 0);
+	return payload_in(kind, count, entry_size, crash_size) > 0 || (kind == RECORD_STOP && count == 0);
 }
 
 void
@@ -200,15 +245,16 @@ history_format_next(const char *buf, size_t len, size_t *off, const history_reco
 	const history_record *r;
 	size_t		need;
 	uint32_t	crash_size = history_format_crash_size(buf, len);
+	uint32_t	entry_size = history_format_entry_size(buf, len);
 
 	if (*off == len)
 		return HF_END;
 	if (*off > len || len - *off < sizeof(history_record))
 		return HF_SHORT;
 	r = (const history_record *) (buf + *off);
-	if (!record_sane(r->kind, r->count, crash_size))
+	if (!record_sane(r->kind, r->count, entry_size, crash_size))
 		return HF_CORRUPT;
-	need = payload_in(r->kind, r->count, crash_size);
+	need = payload_in(r->kind, r->count, entry_size, crash_size);
 	if (len - *off - sizeof(history_record) < need)
 		return HF_SHORT;
 	if (record_crc(history_crc32c(0, buf + *off + sizeof(history_record), need),
@@ -297,6 +343,7 @@ typedef struct window
 	uint64_t	bytes_read;
 	int			read_errno;
 	uint32_t	crash_size;		/* the file's crash rows' size (its header's) */
+	uint32_t	entry_size;		/* ... and its entries' */
 } window;
 
 /* Reads len bytes at off: 0 when all came, 1 when the file ends first, -1 on error */
@@ -344,9 +391,9 @@ read_record(window *w, uint64_t off, history_record *r, size_t *payload)
 	rc = window_read(w, off, r, sizeof(*r));
 	if (rc != 0)
 		return rc < 0 ? HF_READ_ERROR : HF_SHORT;
-	if (!record_sane(r->kind, r->count, w->crash_size))
+	if (!record_sane(r->kind, r->count, w->entry_size, w->crash_size))
 		return HF_CORRUPT;
-	*payload = payload_in(r->kind, r->count, w->crash_size);
+	*payload = payload_in(r->kind, r->count, w->entry_size, w->crash_size);
 	if (w->src->size - off - sizeof(*r) < *payload)
 		return HF_SHORT;
 	return HF_OK;
@@ -379,6 +426,35 @@ sample_sane(const history_entry *a, uint32_t na, const history_entry *b, uint32_
 	return 1;
 }
 
+static history_file_result commit_sample(const history_sink *sink, const history_record *r,
+										 history_entry *a, int64_t *last);
+
+/*
+ * A sample of an older build's shorter entries (HISTORY_ENTRY_SIZE_1_2):
+ * read one by one through the window, each widened into its slot.
+ */
+static history_file_result
+load_old_entries(window *w, const history_sink *sink, uint64_t off, const history_record *r,
+				 history_entry *a, uint32_t na, history_entry *b, int64_t *last)
+{
+	char		old[sizeof(history_entry)];
+	uint32_t	crc = 0;
+
+	for (uint32_t i = 0; i < r->count; i++)
+	{
+		int			rc = window_read(w, off + sizeof(*r) + (uint64_t) i * w->entry_size, old,
+									 w->entry_size);
+
+		if (rc != 0)
+			return rc < 0 ? HF_READ_ERROR : HF_SHORT;
+		crc = history_crc32c(crc, old, w->entry_size);
+		history_format_widen_entry(old, w->entry_size, i < na ? &a[i] : &b[i - na]);
+	}
+	if (record_crc(crc, r->kind, r->count) != r->crc || !sample_sane(a, na, b, r->count))
+		return HF_CORRUPT;
+	return commit_sample(sink, r, a, last);
+}
+
 /*
  * One sample record's payload, read into the ring's slots and checked: the
  * CRC, and the kinds of its entries. The system entry's kept is set from the
@@ -394,6 +470,8 @@ load_sample(window *w, const history_sink *sink, uint64_t off, const history_rec
 	int			rc;
 
 	sink->reserve(sink->arg, r->count, &a, &na, &b);
+	if (w->entry_size != sizeof(history_entry))
+		return load_old_entries(w, sink, off, r, a, na, b, last);
 	rc = window_read(w, off + sizeof(*r), a, (size_t) na * sizeof(history_entry));
 	if (rc == 0 && b != NULL)
 		rc = window_read(w, off + sizeof(*r) + (uint64_t) na * sizeof(history_entry), b,
@@ -405,6 +483,16 @@ load_sample(window *w, const history_sink *sink, uint64_t off, const history_rec
 		crc = history_crc32c(crc, b, (size_t) (r->count - na) * sizeof(history_entry));
 	if (record_crc(crc, r->kind, r->count) != r->crc || !sample_sane(a, na, b, r->count))
 		return HF_CORRUPT;
+	return commit_sample(sink, r, a, last);
+}
+
+/*
+ * The system entry's kept from the record, and its number made to follow
+ * *last (older files hold 0 in both); then the sample is the ring's.
+ */
+static history_file_result
+commit_sample(const history_sink *sink, const history_record *r, history_entry *a, int64_t *last)
+{
 	a[0].u.sys.kept = (int32_t) (r->count - 1);
 	/* its own number if it follows, and leaves room to count on; else the next */
 	if (a[0].u.sys.sample <= *last || a[0].u.sys.sample - *last > HISTORY_MAX_NUMBER_STEP)
@@ -418,7 +506,7 @@ history_load_result
 history_load(const history_source *src, const history_sink *sink, char *buf)
 {
 	history_load_result res;
-	window		w = {src, buf, 0, 0, 0, 0, sizeof(history_crash)};
+	window		w = {src, buf, 0, 0, 0, 0, sizeof(history_crash), sizeof(history_entry)};
 	char		head[sizeof(history_file_header)];
 	size_t		head_len = src->size < sizeof(head) ? (size_t) src->size : sizeof(head);
 	uint64_t	off = sizeof(history_file_header);
@@ -434,6 +522,7 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 	if (res.status != HF_OK)
 		goto out;
 	w.crash_size = history_format_crash_size(head, head_len);
+	w.entry_size = history_format_entry_size(head, head_len);
 	res.crash_size = w.crash_size;
 
 	/* first pass: every record's header; crash rows checked and kept */
@@ -454,11 +543,15 @@ history_load(const history_source *src, const history_sink *sink, char *buf)
 		if (r.kind == RECORD_CRASH)
 		{
 			history_crash c;
+			char		old[sizeof(history_crash)];
 
-			/* a shorter row (1.2.0's) has 0 in the fields it lacks */
-			memset(&c, 0, sizeof(c));
-			if ((res.status = read_payload(&w, off, &r, &c, w.crash_size)) != HF_OK)
+			/* a shorter row (1.2.0's) loads widened, its new fields 0 */
+			if ((res.status = read_payload(&w, off, &r, old, w.crash_size)) != HF_OK)
 				break;
+			if (w.crash_size == sizeof(c))
+				memcpy(&c, old, sizeof(c));
+			else
+				history_format_widen_crash(old, w.crash_size, w.entry_size, &c);
 			sink->crash(sink->arg, &c);
 			res.crashes++;
 			res.tail_open = 0;

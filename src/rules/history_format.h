@@ -132,6 +132,12 @@ typedef struct history_process
 	char		state[HISTORY_STATE_LEN];
 	char		query[HISTORY_QUERY_LEN];
 	history_settings settings;	/* as its slot said (contexts.c); 0: unknown */
+	/*
+	 * New in 1.3.0, which makes the entry HISTORY_ENTRY_SIZE_1_2 + 16
+	 * bytes: 1.2.0's entries load with both -1 (dsm_groups.h)
+	 */
+	int64_t		dsm;			/* its DSM segments' bytes; -1: unknown */
+	int64_t		group_dsm;		/* its parallel group's own segments' */
 } history_process;
 
 /* The machine and the server's cgroup at one sample (bytes, but counts) */
@@ -167,6 +173,14 @@ typedef struct history_system
 	int32_t		pad;
 	/* new in 1.3.0 too: which cgroup the counters are of (a cgroup made again is another) */
 	int64_t		cgroup_id;		/* its directory's inode; 0: unknown */
+	/* new in 1.3.0 too: the DSM segments (dsm_groups.h), each counted once */
+	int32_t		dsm_known;		/* 1: the figures below were read */
+	int32_t		dsm_segments;	/* segments some process of the server maps */
+	int64_t		dsm_mapped;		/* ... their bytes */
+	int64_t		dsm_shared;		/* ... of those mapped by several groups */
+	int64_t		dsm_leftover;	/* segments nobody has mapped for a while */
+	int32_t		dsm_leftover_segments;
+	int32_t		dsm_shared_segments;
 } history_system;
 
 typedef struct history_entry
@@ -271,6 +285,9 @@ typedef struct history_crash
 	int32_t		plan;			/* CRASH_PLAN_*: its statement's plans, as its slot said */
 	char		group_state[HISTORY_GROUPS][HISTORY_STATE_LEN]; /* the largest one's state */
 	char		group_query[HISTORY_GROUPS][HISTORY_QUERY_LEN]; /* ... and its statement */
+	/* the killed process's parallel group's own DSM segments (dsm_groups.h); -1: unknown */
+	int64_t		killed_group_dsm;
+	int64_t		group_dsm[HISTORY_GROUPS];	/* the groups' parallel queries' own DSM; -1: unknown */
 } history_crash;
 
 /* What the OOM kill counter says of a crash row's kill */
@@ -290,6 +307,8 @@ typedef enum crash_oom
 
 /* sizeof(history_crash) in 1.2.0, whose files load (their rows' new fields 0) */
 #define HISTORY_CRASH_SIZE_1_2	3096
+/* sizeof(history_entry) in 1.2.0: its entries load, made the new size (history_format_widen_*) */
+#define HISTORY_ENTRY_SIZE_1_2	648
 
 /* What the memory guard did (guard_worker.c), or a backend past its own limit (guard_backend.c) */
 typedef enum history_guard_what
@@ -381,6 +400,17 @@ extern void history_format_header_init(history_file_header *h);
 extern history_file_result history_format_check_header(const char *buf, size_t len);
 /* The size of the crash rows of the file whose header is at buf (checked; else the current one) */
 extern uint32_t history_format_crash_size(const char *buf, size_t len);
+/* ... and of its entries */
+extern uint32_t history_format_entry_size(const char *buf, size_t len);
+
+/*
+ * An older build's entry (old_size bytes, HISTORY_ENTRY_SIZE_1_2) or crash
+ * row (old_size bytes holding an entry of old_entry_size) as this build's:
+ * the fields it lacks 0, or -1 where 0 would be a figure (dsm, group_dsm).
+ */
+extern void history_format_widen_entry(const void *old, uint32_t old_size, history_entry *e);
+extern void history_format_widen_crash(const void *old, uint32_t old_size,
+									   uint32_t old_entry_size, history_crash *c);
 
 /* Payload bytes of a record of this kind and count; 0 when it cannot be. */
 extern size_t history_record_payload(uint32_t kind, uint32_t count);

@@ -36,16 +36,16 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 
 /* Result columns, in every released shape (see rows.h) */
 #define HISTORY_PROCESSES_NCOLS_V1_2 (20 + SETTINGS_NCOLS)
-#define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 2)	/* reused, oom_protected */
+#define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 4)	/* reused .. group_dsm */
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESSES_NCOLS_V1_3};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
-#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 5)	/* pressure .. reused */
+#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 11)	/* pressure .. dsm_leftover_segments */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
-#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 7)	/* exited_at .. plan_memory */
+#define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 8)	/* exited_at .. parallel_dsm */
 static const int crash_log_shapes[] = {CRASH_LOG_NCOLS_V1_2, CRASH_LOG_NCOLS_V1_3};
 #define CRASH_HOLDERS_NCOLS_V1_2 (9 + SETTINGS_NCOLS)
-#define CRASH_HOLDERS_NCOLS_V1_3 (CRASH_HOLDERS_NCOLS_V1_2 + 3)	/* parallel_workers .. largest_query */
+#define CRASH_HOLDERS_NCOLS_V1_3 (CRASH_HOLDERS_NCOLS_V1_2 + 4)	/* parallel_workers .. dsm */
 static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2, CRASH_HOLDERS_NCOLS_V1_3};
 #define OOM_KILLS_NCOLS_V1_2 2
 static const int oom_kills_shapes[] = {OOM_KILLS_NCOLS_V1_2};
@@ -145,6 +145,9 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	/* oom_protected: NULL where oom_score_adj was not read (and in older files) */
 	values[i] = BoolGetDatum((p->settings.entry_flags & HISTORY_PROC_OOM_PROTECTED) != 0);
 	nulls[i++] = (p->settings.entry_flags & HISTORY_PROC_OOM_KNOWN) == 0;
+	/* dsm, group_dsm: -1 where unknown (1.2.0's entries load so) */
+	put_int8(values, nulls, i++, p->dsm);
+	put_int8(values, nulls, i++, p->group_dsm);
 	return i;
 }
 
@@ -173,6 +176,13 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	values[i] = Int64GetDatum(s->pressure_limit);
 	nulls[i++] = s->pressure_limit <= 0;
 	put_int4(values, nulls, i++, s->reused, s->reused < 0);
+	/* the DSM segments: NULLs where not read (and in older files) */
+	put_int4(values, nulls, i++, s->dsm_segments, !s->dsm_known);
+	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_mapped : -1);
+	put_int4(values, nulls, i++, s->dsm_shared_segments, !s->dsm_known);
+	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_shared : -1);
+	put_int4(values, nulls, i++, s->dsm_leftover_segments, !s->dsm_known);
+	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_leftover : -1);
 	return i;
 }
 
@@ -455,6 +465,8 @@ pg_procmem_crash_log(PG_FUNCTION_ARGS)
 		values[i] = Int64GetDatum(c[k].killed_group_overhead);
 		nulls[i++] = c[k].killed_group_processes <= 1;
 		put_text(values, nulls, i++, plan_memory_text(c[k].plan));
+		/* its parallel group's own DSM: -1 unknown (older rows load so) */
+		put_int8(values, nulls, i++, c[k].killed_group_dsm);
 		Assert(i == CRASH_LOG_NCOLS_V1_3);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -503,6 +515,7 @@ pg_procmem_crash_groups(PG_FUNCTION_ARGS)
 			else
 				nulls[i] = true;
 			i++;
+			put_int8(values, nulls, i++, c[k].group_dsm[r]);
 			Assert(i == CRASH_HOLDERS_NCOLS_V1_3);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}

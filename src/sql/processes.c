@@ -16,6 +16,8 @@
 
 #include "linux/reading.h"
 #include "linux/sysmem.h"
+#include "rules/dsm_groups.h"
+#include "server/dsm_segments.h"
 #include "server/members.h"
 #include "server/rows.h"
 #include "server/walk.h"
@@ -30,8 +32,10 @@ PG_FUNCTION_INFO_V1(pg_procmem_page_tables);
  */
 #define PROCESSES_NCOLS_V1_0 23	/* 1.0.0 and 1.1.0 */
 #define PROCESSES_NCOLS_V1_2 30	/* + kernel and the parts of private_anon */
-#define PROCESSES_NCOLS PROCESSES_NCOLS_V1_2
-static const int processes_shapes[] = {PROCESSES_NCOLS_V1_0, PROCESSES_NCOLS_V1_2};
+#define PROCESSES_NCOLS_V1_3 33	/* + dsm, dsm_segments, group_dsm */
+#define PROCESSES_NCOLS PROCESSES_NCOLS_V1_3
+static const int processes_shapes[] = {PROCESSES_NCOLS_V1_0, PROCESSES_NCOLS_V1_2,
+PROCESSES_NCOLS_V1_3};
 
 /* Columns of pg_procmem_page_tables() (1.2.0) */
 #define PAGE_TABLES_NCOLS_V1_2 5
@@ -121,6 +125,15 @@ put_tables(Datum *values, bool *nulls, int i, pid_t pid, procmem_membership kind
 	return i;
 }
 
+/* A row waiting for its group's DSM figure: every process must be read first */
+typedef struct held_row
+{
+	Datum		values[PROCESSES_NCOLS];
+	bool		nulls[PROCESSES_NCOLS];
+	dsm_mapped	mapped;
+	int32		group;
+} held_row;
+
 /* A function with a row per process, as emit_row() builds them */
 typedef struct process_rows
 {
@@ -131,7 +144,64 @@ typedef struct process_rows
 						procmem_membership kind, const procmem_reading *s);
 	/* the columns appended after unreadable, if any */
 	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_reading *s);
+	/* the DSM columns: the segments there are; NULL for a shape without them */
+	dsm_table  *dsm;
+	bool		hold;			/* rows wait for every process (group_dsm) */
+	held_row   *held;
+	int			nheld;
+	int			capheld;
+	procmem_leader *leaders;
+	int			nleaders;
 } process_rows;
+
+/* A process's DSM figures: dsm, dsm_segments, and (-1 here) group_dsm */
+static int
+put_dsm(Datum *values, bool *nulls, int i, const dsm_table *t, const dsm_mapped *m)
+{
+	int64		bytes = m->n >= 0 ? 0 : -1;
+	int			n = 0;
+
+	for (int k = 0; k < m->n; k++)
+	{
+		int			s = dsm_table_find(t, m->id[k]);
+
+		if (s >= 0)
+		{
+			bytes += t->seg[s].bytes;
+			n++;
+		}
+	}
+	put_int8(values, nulls, i++, bytes);
+	put_int4(values, nulls, i++, n, m->n < 0);
+	put_int8(values, nulls, i++, -1);
+	return i;
+}
+
+/* Appends the held rows, each with its group's own DSM */
+static void
+release_rows(process_rows *rows)
+{
+	dsm_member *m = palloc(sizeof(dsm_member) * Max(rows->nheld, 1));
+	int64	   *mapped = palloc(sizeof(int64) * Max(rows->nheld, 1));
+	int64	   *own = palloc(sizeof(int64) * Max(rows->nheld, 1));
+	dsm_totals	totals;
+	bool		summed;
+
+	for (int i = 0; i < rows->nheld; i++)
+	{
+		m[i].group = rows->held[i].group;
+		m[i].mapped = &rows->held[i].mapped;
+	}
+	summed = dsm_groups_sum(rows->dsm, m, rows->nheld, (int64_t *) mapped, (int64_t *) own,
+							&totals, NULL) == 0;
+	for (int i = 0; i < rows->nheld; i++)
+	{
+		held_row   *h = &rows->held[i];
+
+		put_int8(h->values, h->nulls, PROCESSES_NCOLS - 1, summed ? own[i] : -1);
+		tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, h->values, h->nulls);
+	}
+}
 
 /*
  * A procmem_visit_fn: reads one member (kind and id from procmem_member())
@@ -153,6 +223,7 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 
 	Assert(rows->ncols <= PROCESSES_NCOLS);
 	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
+	o.dsm = rows->dsm;
 	if (!procmem_read_member(pid, kind, id, &o, &s))
 		return false;
 
@@ -162,19 +233,57 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 	put_unreadable(values, nulls, i++, s.unreadable);
 	if (rows->put_tail)
 		i = rows->put_tail(values, nulls, i, &s);
+	if (rows->dsm)
+		i = put_dsm(values, nulls, i, rows->dsm, &s.dsm);
 	Assert(i == rows->ncols);
+	if (rows->hold)
+	{
+		held_row   *h;
+
+		if (rows->nheld == rows->capheld)
+		{
+			rows->capheld = rows->capheld ? 2 * rows->capheld : 64;
+			rows->held = rows->held ? repalloc_huge(rows->held, sizeof(held_row) * rows->capheld) :
+				palloc(sizeof(held_row) * rows->capheld);
+		}
+		h = &rows->held[rows->nheld++];
+		memcpy(h->values, values, sizeof(values));
+		memcpy(h->nulls, nulls, sizeof(nulls));
+		h->mapped = s.dsm;
+		h->group = procmem_group_of(rows->leaders, rows->nleaders, pid);
+		return true;
+	}
 	/* an older definition has fewer columns: the tuple takes the first */
 	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 	return true;
 }
 
-/* The rows of pg_procmem_processes() and pg_procmem_process() */
+/*
+ * The rows of pg_procmem_processes() and pg_procmem_process(); hold: the
+ * rows wait for every process to be read, for their groups' DSM.
+ */
 static process_rows
-processes_start(FunctionCallInfo fcinfo)
+processes_start(FunctionCallInfo fcinfo, bool hold)
 {
-	process_rows rows = {NULL, PROCESSES_NCOLS, true, put_process, put_process_parts};
+	process_rows rows;
 
+	memset(&rows, 0, sizeof(rows));
+	rows.ncols = PROCESSES_NCOLS;
+	rows.want_title = true;
+	rows.put = put_process;
+	rows.put_tail = put_process_parts;
 	rows.rsinfo = start_result_set(fcinfo, processes_shapes, lengthof(processes_shapes));
+	/* an older definition has no DSM columns: nothing to look for */
+	if (rows.rsinfo->setDesc->natts >= PROCESSES_NCOLS_V1_3)
+	{
+		rows.dsm = palloc(sizeof(dsm_table));
+		(void) procmem_dsm_table_read(rows.dsm);
+		rows.hold = hold;
+		if (hold)
+			rows.leaders = procmem_leaders(&rows.nleaders);
+	}
+	else
+		rows.ncols = PROCESSES_NCOLS_V1_2;
 	return rows;
 }
 
@@ -187,9 +296,11 @@ Datum
 pg_procmem_processes(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(0));
-	process_rows rows = processes_start(fcinfo);
+	process_rows rows = processes_start(fcinfo, true);
 
 	procmem_walk(emit_row, &rows, &opt);
+	if (rows.hold)
+		release_rows(&rows);
 	return (Datum) 0;
 }
 
@@ -203,7 +314,8 @@ pg_procmem_process(PG_FUNCTION_ARGS)
 {
 	int32		pid = PG_GETARG_INT32(0);
 	procmem_options opt = procmem_current_options(PG_GETARG_BOOL(1));
-	process_rows rows = processes_start(fcinfo);
+	/* its group's DSM would need every process read: NULL */
+	process_rows rows = processes_start(fcinfo, false);
 	procmem_members m;
 	procmem_membership kind;
 	procfs_stat id;
@@ -232,9 +344,12 @@ Datum
 pg_procmem_page_tables(PG_FUNCTION_ARGS)
 {
 	procmem_options opt = procmem_current_options(false);
-	process_rows rows = {NULL, PAGE_TABLES_NCOLS_V1_2, false, put_tables, NULL};
+	process_rows rows;
 	int			hugetlb;
 
+	memset(&rows, 0, sizeof(rows));
+	rows.ncols = PAGE_TABLES_NCOLS_V1_2;
+	rows.put = put_tables;
 	rows.rsinfo = start_result_set(fcinfo, page_tables_shapes, lengthof(page_tables_shapes));
 	/* no overhead walk: only the tables are wanted */
 	opt.method = PROCMEM_METHOD_RSS_ANON;

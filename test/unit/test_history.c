@@ -68,11 +68,15 @@ put_record(builder *b, history_record_kind kind, uint32_t count, const void *pay
 	put(b, payload, len);
 }
 
-/* A sample of n entries (n - 1 processes) taken at time at, numbered number */
+/*
+ * A sample of n entries (n - 1 processes) taken at time at, numbered number,
+ * each entry_size bytes (an older build's: the first of this build's)
+ */
 static void
-put_sample(builder *b, int64_t at, uint32_t n, int64_t number)
+put_sample_sized(builder *b, int64_t at, uint32_t n, int64_t number, size_t entry_size)
 {
 	history_entry *e = calloc(n, sizeof(history_entry));
+	char	   *packed = calloc(n, entry_size);
 
 	e[0].kind = HISTORY_SYSTEM;
 	e[0].sampled_at = at;
@@ -84,9 +88,21 @@ put_sample(builder *b, int64_t at, uint32_t n, int64_t number)
 		e[i].sampled_at = at;
 		e[i].pid = 100 + (int32_t) i;
 		strcpy(e[i].u.proc.backend_type, "client backend");
+		e[i].u.proc.overhead = 1000 * (int64_t) i;
+		e[i].u.proc.dsm = 7;
+		e[i].u.proc.group_dsm = 8;
 	}
-	put_record(b, RECORD_SAMPLE, n, e, n * sizeof(history_entry));
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(packed + i * entry_size, &e[i], entry_size);
+	put_record(b, RECORD_SAMPLE, n, packed, n * entry_size);
+	free(packed);
 	free(e);
+}
+
+static void
+put_sample(builder *b, int64_t at, uint32_t n, int64_t number)
+{
+	put_sample_sized(b, at, n, number, sizeof(history_entry));
 }
 
 static void
@@ -362,14 +378,20 @@ test_header(void)
 	ok(good.magic == HISTORY_FILE_MAGIC && good.version == HISTORY_FILE_VERSION &&
 	   good.entry_size == sizeof(history_entry) && good.crash_size == sizeof(history_crash),
 	   "header: init fills in magic, version and sizes");
-	is_i64(sizeof(history_entry), 648, "header: an entry is 648 bytes (the format; history_format.h)");
-	is_i64(sizeof(history_crash), 4008, "header: a crash row is 4008 bytes (1.2.0's: 3096)");
+	is_i64(sizeof(history_entry), 664, "header: an entry is 664 bytes (the format; history_format.h; 1.2.0's: 648)");
+	is_i64(sizeof(history_crash), 4056, "header: a crash row is 4056 bytes (1.2.0's: 3096)");
 	h = good;
 	h.crash_size = HISTORY_CRASH_SIZE_1_2;
+	h.entry_size = HISTORY_ENTRY_SIZE_1_2;
 	ok(history_format_check_header((char *) &h, sizeof(h)) == HF_OK &&
 	   history_format_crash_size((char *) &h, sizeof(h)) == HISTORY_CRASH_SIZE_1_2 &&
-	   history_format_crash_size((char *) &good, sizeof(good)) == sizeof(history_crash),
-	   "header: 1.2.0's, with its shorter crash rows, is good too, and says their size");
+	   history_format_entry_size((char *) &h, sizeof(h)) == HISTORY_ENTRY_SIZE_1_2 &&
+	   history_format_crash_size((char *) &good, sizeof(good)) == sizeof(history_crash) &&
+	   history_format_entry_size((char *) &good, sizeof(good)) == sizeof(history_entry),
+	   "header: 1.2.0's, with its shorter entries and crash rows, is good too, and says their sizes");
+	h.entry_size = sizeof(history_entry);
+	ok(history_format_check_header((char *) &h, sizeof(h)) == HF_FOREIGN,
+	   "header: 1.2.0's crash rows with this build's entries: no build wrote that");
 	ok(history_setting_source_name(SOURCE_SESSION) && strcmp(history_setting_source_name(SOURCE_SESSION), "session") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_USER), "user") == 0 &&
 	   strcmp(history_setting_source_name(SOURCE_DATABASE_USER), "database user") == 0 &&
@@ -809,8 +831,9 @@ test_load_released(void)
 }
 
 /*
- * 1.2.0's crash rows, 3096 bytes, beside its samples: they load, with the
- * fields 1.3.0 added 0, and the walk steps over them
+ * 1.2.0's crash rows, 3096 bytes, beside its samples of 648-byte entries:
+ * they load widened, with the fields 1.3.0 added 0 (the DSM figures -1),
+ * and the walk steps over them
  */
 static void
 test_load_released_crash(void)
@@ -826,23 +849,47 @@ test_load_released_crash(void)
 	const char *payload;
 	int			walked = 0;
 
+	char		old[HISTORY_CRASH_SIZE_1_2];
+	size_t		head = offsetof(history_crash, killed);
+	const history_entry *e;
+
 	history_format_header_init(&h);
 	h.crash_size = HISTORY_CRASH_SIZE_1_2;
+	h.entry_size = HISTORY_ENTRY_SIZE_1_2;
 	put(&b, &h, sizeof(h));
-	put_sample(&b, 1000, 3, 1);
-	memset(&c, 0x7f, sizeof(c));	/* what 1.2.0 had no room for is never read */
-	memset(&c, 0, HISTORY_CRASH_SIZE_1_2);
+	put_sample_sized(&b, 1000, 3, 1, HISTORY_ENTRY_SIZE_1_2);
+	memset(&c, 0, sizeof(c));
 	c.crashed_at = 2000;
 	c.killed_pid = 4242;
 	c.oom_kills_before = 3;
-	put_record(&b, RECORD_CRASH, 1, &c, HISTORY_CRASH_SIZE_1_2);
-	put_sample(&b, 3000, 2, 2);
+	c.killed.kind = HISTORY_PROCESS;
+	c.killed.pid = 4242;
+	c.killed.u.proc.settings.value[SETTING_WORK_MEM] = 65536;	/* the entry's last field in 1.2.0 */
+	c.top_pid[0] = 77;			/* the first after the entry */
+	c.cgroup_limit_after = 99;	/* 1.2.0's last */
+	/* 1.2.0's layout: its entry was 16 bytes shorter */
+	memcpy(old, &c, head);
+	memcpy(old + head, &c.killed, HISTORY_ENTRY_SIZE_1_2);
+	memcpy(old + head + HISTORY_ENTRY_SIZE_1_2, (char *) &c + head + sizeof(history_entry),
+		   HISTORY_CRASH_SIZE_1_2 - head - HISTORY_ENTRY_SIZE_1_2);
+	put_record(&b, RECORD_CRASH, 1, old, HISTORY_CRASH_SIZE_1_2);
+	put_sample_sized(&b, 3000, 2, 2, HISTORY_ENTRY_SIZE_1_2);
 	res = load(b.buf, b.len, 16, &r, &m);
 	ok(res.status == HF_END && res.crash_size == HISTORY_CRASH_SIZE_1_2 && res.samples_loaded == 2 &&
 	   r.crashes == 1 && r.last_crash.crashed_at == 2000 && r.last_crash.killed_pid == 4242 &&
 	   r.last_crash.oom_kills_before == 3 && r.last_crash.killed_after == 0 &&
 	   r.last_crash.killed_by == 0 && r.last_crash.oom == CRASH_OOM_UNKNOWN,
 	   "released: 1.2.0's crash row (3096 bytes) loads between its samples, the fields 1.3.0 added 0");
+	ok(r.last_crash.killed.pid == 4242 && r.last_crash.killed.u.proc.settings.value[SETTING_WORK_MEM] == 65536 &&
+	   r.last_crash.killed.u.proc.dsm == -1 && r.last_crash.killed.u.proc.group_dsm == -1 &&
+	   r.last_crash.top_pid[0] == 77 && r.last_crash.cgroup_limit_after == 99 &&
+	   r.last_crash.killed_group_dsm == -1 && r.last_crash.group_dsm[0] == -1,
+	   "released: its killed entry widened, the fields after it where this build has them, DSM unknown");
+	e = &r.slots[1];
+	ok(r.end == 5 && e->kind == HISTORY_PROCESS && e->pid == 101 && e->u.proc.overhead == 1000 &&
+	   e->u.proc.dsm == -1 && e->u.proc.group_dsm == -1 && r.slots[0].kind == HISTORY_SYSTEM &&
+	   r.slots[3].kind == HISTORY_SYSTEM && r.slots[4].u.proc.overhead == 1000,
+	   "released: its 648-byte entries load widened, their DSM figures unknown (not 0)");
 	unload(&r);
 	while (history_format_next(b.buf, b.len, &off, &rec, &payload) == HF_OK)
 		walked++;

@@ -1,0 +1,283 @@
+/*
+ * dsm.c
+ *		Dynamic shared memory segments: which exist, and which a process
+ *		maps (dsm.h).
+ */
+#include "linux/dsm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static int
+add_segment(dsm_table *t, const dsm_segment *s)
+{
+	if (t->n == t->cap)
+	{
+		int			cap = t->cap ? 2 * t->cap : 64;
+		dsm_segment *grown;
+
+		if (t->n >= DSM_TABLE_MAX)
+		{
+			t->truncated = 1;
+			return -1;
+		}
+		grown = realloc(t->seg, (size_t) cap * sizeof(dsm_segment));
+		if (grown == NULL)
+		{
+			t->truncated = 1;
+			return -1;
+		}
+		t->seg = grown;
+		t->cap = cap;
+	}
+	t->seg[t->n++] = *s;
+	return 0;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+	uint64_t	x = ((const dsm_segment *) a)->id;
+	uint64_t	y = ((const dsm_segment *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* The handle a name ends in (PostgreSQL.<handle>, mmap.<handle>); 0 if none */
+static uint32_t
+name_handle(const char *s)
+{
+	char	   *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno == 0 && *end == '\0' && v <= UINT32_MAX ? (uint32_t) v : 0;
+}
+
+static int
+read_dir(dsm_table *t, const char *dir, const char *prefix, uid_t uid)
+{
+	size_t		pl = strlen(prefix);
+	int			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat dst;
+	DIR		   *d;
+	struct dirent *de;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &dst) != 0 || (d = fdopendir(fd)) == NULL)
+	{
+		close(fd);
+		return -1;
+	}
+	t->dev = ((uint64_t) major(dst.st_dev) << 32) | minor(dst.st_dev);
+	while ((de = readdir(d)) != NULL)
+	{
+		struct stat st;
+		dsm_segment s;
+
+		if (strncmp(de->d_name, prefix, pl) != 0)
+			continue;
+		/* never through a symlink: another user's file must not count */
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			!S_ISREG(st.st_mode) || st.st_uid != uid)
+			continue;
+		s.id = (uint64_t) st.st_ino;
+		s.bytes = (int64_t) st.st_blocks * 512;
+		s.size = (int64_t) st.st_size;
+		s.handle = name_handle(de->d_name + pl);
+		if (add_segment(t, &s) != 0)
+			break;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The next blank-separated field of [*p, end), as an unsigned number; -1 if none */
+static int
+next_number(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t	x = 0;
+	int			digits = 0;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s < end && *s == '-')
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++, digits++)
+	{
+		if (x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t) (*s - '0');
+	}
+	if (digits == 0 || (s < end && *s != ' ' && *s != '\t'))
+		return -1;
+	*p = s;
+	*v = x;
+	return 0;
+}
+
+int
+dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid)
+{
+	/* key shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap */
+	uint64_t	f[16];
+	const char *p = line;
+	const char *end = line + len;
+
+	/* the key is signed (IPC_PRIVATE 0; a key can print negative) */
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && *p == '-')
+		p++;
+	for (int i = 0; i < 16; i++)
+		if (next_number(&p, end, &f[i]) != 0)
+			return -1;
+	if (f[3] > INT64_MAX || f[14] > INT64_MAX)
+		return -1;
+	seg->id = f[1];
+	seg->handle = (uint32_t) f[0];
+	seg->size = (int64_t) f[3];
+	seg->bytes = (int64_t) f[14];
+	*uid = f[7];
+	return 0;
+}
+
+typedef struct sysv_reader
+{
+	dsm_table  *t;
+	uid_t		uid;
+	int64_t		not_shmid;
+} sysv_reader;
+
+static void
+sysv_line(void *arg, const char *line, size_t len)
+{
+	sysv_reader *r = arg;
+	dsm_segment s;
+	uint64_t	uid;
+
+	/* the header line does not parse */
+	if (dsm_parse_sysv_line(line, len, &s, &uid) != 0 || uid != (uint64_t) r->uid ||
+		(r->not_shmid >= 0 && s.id == (uint64_t) r->not_shmid))
+		return;
+	(void) add_segment(r->t, &s);
+}
+
+int
+dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix, uid_t uid,
+			   int64_t not_shmid)
+{
+	int			rc = -1;
+
+	t->kind = kind;
+	t->n = 0;
+	t->truncated = 0;
+	t->dev = 0;
+	if (kind == DSM_KIND_POSIX || kind == DSM_KIND_MMAP)
+		rc = read_dir(t, dir, prefix, uid);
+	else if (kind == DSM_KIND_SYSV)
+	{
+		sysv_reader r = {t, uid, not_shmid};
+
+		rc = procfs_read_path_lines("/proc/sysvipc/shm", sysv_line, &r) == PROCFS_OK ? 0 : -1;
+	}
+	if (rc != 0)
+		t->n = 0;
+	else if (t->n > 1)
+		qsort(t->seg, (size_t) t->n, sizeof(dsm_segment), by_id);
+	return rc;
+}
+
+void
+dsm_table_free(dsm_table *t)
+{
+	free(t->seg);
+	memset(t, 0, sizeof(*t));
+}
+
+int
+dsm_table_find(const dsm_table *t, uint64_t id)
+{
+	int			lo = 0, hi = t->n;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (t->seg[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->seg[lo].id == id ? lo : -1;
+}
+
+int
+dsm_table_match(const dsm_table *t, const procfs_vma *vma)
+{
+	int			i;
+
+	if (t == NULL || t->n == 0 || !vma->shared || vma->inode == 0)
+		return -1;
+	if (t->kind != DSM_KIND_SYSV && vma->dev != t->dev)
+		return -1;
+	i = dsm_table_find(t, vma->inode);
+	/* sysv: an anonymous shared mapping's inode is not a shmid, but could equal one */
+	if (i >= 0 && t->kind == DSM_KIND_SYSV && vma->end - vma->start > (uint64_t) t->seg[i].size + 65536)
+		return -1;
+	return i;
+}
+
+void
+dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma)
+{
+	int			i = dsm_table_match(t, vma);
+
+	if (i < 0 || m->n < 0)
+		return;
+	/* a segment mapped twice (or in two pieces) counts once */
+	for (int k = 0; k < m->n; k++)
+		if (m->id[k] == t->seg[i].id)
+			return;
+	if (m->n == DSM_MAX_MAPPED)
+		m->more = 1;
+	else
+		m->id[m->n++] = t->seg[i].id;
+}
+
+typedef struct maps_reader
+{
+	const dsm_table *t;
+	dsm_mapped *m;
+} maps_reader;
+
+static void
+maps_line(void *arg, const procfs_vma *vma)
+{
+	maps_reader *r = arg;
+
+	dsm_mapped_meet(r->m, r->t, vma);
+}
+
+procfs_result
+dsm_read_mapped(pid_t pid, const dsm_table *t, dsm_mapped *m)
+{
+	maps_reader r = {t, m};
+	procfs_result res;
+
+	m->n = 0;
+	m->more = 0;
+	res = procfs_read_maps(pid, maps_line, &r);
+	if (res != PROCFS_OK)
+		m->n = -1;
+	return res;
+}

@@ -1,0 +1,101 @@
+/*
+ * dsm.h
+ *		Dynamic shared memory segments: which exist, what each holds as the
+ *		kernel counts it, and which a process maps (no PostgreSQL headers).
+ *
+ * A parallel query's hash tables and sorts live in DSM segments, not in
+ * any process's private memory: a segment is shared mapped memory, freed
+ * only when the last process unmaps it and its file or id is removed. So a
+ * segment is never in a process's overhead; it is a figure of its own, per
+ * process (what it maps) and per parallel group (docs/overhead.md, "Dynamic
+ * shared memory").
+ *
+ * Per dynamic_shared_memory_type, a segment is
+ *	- posix: a file /dev/shm/PostgreSQL.<handle> (tmpfs): its allocated
+ *	  blocks (st_blocks) are its pages, resident or swapped;
+ *	- mmap: a file <data directory>/pg_dynshmem/mmap.<handle>: likewise;
+ *	- sysv: a System V segment: its resident pages (/proc/sysvipc/shm's rss).
+ * A mapping is the segment's when its device and inode are the file's
+ * (posix, mmap), or its inode is the segment's shmid and it is no longer
+ * than the segment (sysv: the kernel names the mapping by the shmid).
+ */
+#ifndef PROCMEM_DSM_H
+#define PROCMEM_DSM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "linux/procfs.h"
+
+typedef enum dsm_kind
+{
+	DSM_KIND_NONE = 0,
+	DSM_KIND_POSIX,
+	DSM_KIND_SYSV,
+	DSM_KIND_MMAP
+} dsm_kind;
+
+typedef struct dsm_segment
+{
+	uint64_t	id;				/* inode (posix, mmap), shmid (sysv) */
+	int64_t		bytes;			/* as the kernel holds it (see above) */
+	int64_t		size;			/* its length */
+	uint32_t	handle;			/* from its name (posix, mmap) or key (sysv) */
+} dsm_segment;
+
+/* The segments at one moment, sorted by id (malloc'd: dsm_table_free) */
+typedef struct dsm_table
+{
+	dsm_kind	kind;
+	uint64_t	dev;			/* posix, mmap: the directory's device, as
+								 * procfs_vma.dev */
+	dsm_segment *seg;
+	int			n;
+	int			cap;
+	int			truncated;		/* more than DSM_TABLE_MAX: the rest unknown */
+} dsm_table;
+
+/* The most segments a table holds: PostgreSQL allows 64 + 5 per backend */
+#define DSM_TABLE_MAX	65536
+
+/*
+ * Reads the segments that exist now: files in dir (posix: "/dev/shm",
+ * mmap: the data directory's pg_dynshmem) whose names start with prefix,
+ * that uid owns and that are regular files (never a symlink followed); or
+ * (sysv) the System V segments uid created, but not_shmid (the main
+ * segment's). 0, or -1 when the directory or file could not be read (the
+ * table is then empty).
+ */
+extern int	dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
+						   uid_t uid, int64_t not_shmid);
+extern void dsm_table_free(dsm_table *t);
+
+/* Parses one line of /proc/sysvipc/shm into *seg (uid: its creator); 0 on success */
+extern int	dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid);
+
+/* The index of the segment with this id, or -1 */
+extern int	dsm_table_find(const dsm_table *t, uint64_t id);
+
+/* The index of the segment a mapping maps, or -1 */
+extern int	dsm_table_match(const dsm_table *t, const procfs_vma *vma);
+
+/* The segments one process maps, by id (the table's order is not kept) */
+#define DSM_MAX_MAPPED	64
+
+typedef struct dsm_mapped
+{
+	int			n;				/* -1: its mappings could not be read */
+	int			more;			/* it maps more than DSM_MAX_MAPPED */
+	uint64_t	id[DSM_MAX_MAPPED];
+} dsm_mapped;
+
+/* Adds the segment a mapping maps, if it maps one of the table's */
+extern void dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma);
+
+/*
+ * The segments of the table a process maps, from its maps text: for where
+ * no pagemap walk met its mappings (dsm_mapped_meet) already.
+ */
+extern procfs_result dsm_read_mapped(pid_t pid, const dsm_table *t, dsm_mapped *m);
+
+#endif							/* PROCMEM_DSM_H */

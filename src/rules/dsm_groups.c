@@ -1,0 +1,185 @@
+/*
+ * dsm_groups.c
+ *		Whose DSM segments are whose (dsm_groups.h).
+ */
+#include "rules/dsm_groups.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct group_sum
+{
+	int32_t		group;
+	int32_t		known;			/* a member's mappings were read */
+	int64_t		own;
+} group_sum;
+
+static int
+by_group(const void *a, const void *b)
+{
+	int32_t		x = ((const group_sum *) a)->group;
+	int32_t		y = ((const group_sum *) b)->group;
+
+	return (x > y) - (x < y);
+}
+
+static group_sum *
+find_group(group_sum *g, int n, int32_t group)
+{
+	group_sum	key = {group, 0, 0};
+
+	return bsearch(&key, g, (size_t) n, sizeof(group_sum), by_group);
+}
+
+int
+dsm_groups_sum(const dsm_table *t, const dsm_member *m, int n, int64_t *mapped,
+			   int64_t *group_own, dsm_totals *totals, uint8_t *in_use)
+{
+	int32_t    *owner = calloc((size_t) (t->n > 0 ? t->n : 1), sizeof(int32_t));
+	uint8_t    *multi = calloc((size_t) (t->n > 0 ? t->n : 1), 1);
+	group_sum  *g = malloc((size_t) (n > 0 ? n : 1) * sizeof(group_sum));
+	int			ng = 0;
+
+	if (owner == NULL || multi == NULL || g == NULL)
+	{
+		free(owner);
+		free(multi);
+		free(g);
+		return -1;
+	}
+	memset(totals, 0, sizeof(*totals));
+	for (int i = 0; i < n; i++)
+	{
+		const dsm_mapped *mp = m[i].mapped;
+
+		g[ng].group = m[i].group;
+		g[ng].known = mp->n >= 0;
+		g[ng].own = 0;
+		ng++;
+		mapped[i] = mp->n >= 0 ? 0 : -1;
+		for (int k = 0; k < mp->n; k++)
+		{
+			int			s = dsm_table_find(t, mp->id[k]);
+
+			if (s < 0)
+				continue;
+			mapped[i] += t->seg[s].bytes;
+			if (owner[s] == 0)
+				owner[s] = m[i].group;
+			else if (owner[s] != m[i].group)
+				multi[s] = 1;
+		}
+	}
+	/* one entry a group, known if any member's mappings were read */
+	qsort(g, (size_t) ng, sizeof(group_sum), by_group);
+	if (ng > 0)
+	{
+		int			w = 0;
+
+		for (int i = 1; i < ng; i++)
+		{
+			if (g[i].group == g[w].group)
+				g[w].known |= g[i].known;
+			else
+				g[++w] = g[i];
+		}
+		ng = w + 1;
+	}
+	for (int s = 0; s < t->n; s++)
+	{
+		int64_t		b = t->seg[s].bytes;
+
+		if (in_use)
+			in_use[s] = owner[s] != 0;
+		if (owner[s] == 0)
+		{
+			totals->unmapped += b;
+			totals->unmapped_segments++;
+			continue;
+		}
+		totals->mapped += b;
+		totals->segments++;
+		if (multi[s])
+		{
+			totals->shared += b;
+			totals->shared_segments++;
+		}
+		else
+		{
+			group_sum  *x = find_group(g, ng, owner[s]);
+
+			if (x)
+				x->own += b;
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		group_sum  *x = find_group(g, ng, m[i].group);
+
+		group_own[i] = x && x->known ? x->own : -1;
+	}
+	free(owner);
+	free(multi);
+	free(g);
+	return 0;
+}
+
+static int
+by_seen_id(const void *a, const void *b)
+{
+	uint64_t	x = ((const dsm_seen_segment *) a)->id;
+	uint64_t	y = ((const dsm_seen_segment *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+void
+dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
+					int64_t now_ms, int64_t after_ms, int64_t *bytes, int32_t *segments)
+{
+	dsm_seen_segment *next;
+	int			nn = 0;
+
+	*bytes = 0;
+	*segments = 0;
+	next = malloc((size_t) (t->n > 0 ? t->n : 1) * sizeof(dsm_seen_segment));
+	if (next == NULL)
+		return;					/* keeps what it had: the next sample tries again */
+	/* the table is sorted by id, and so is what was seen */
+	for (int s = 0; s < t->n; s++)
+	{
+		dsm_seen_segment key = {t->seg[s].id, 0, 0};
+		dsm_seen_segment *was = l->n > 0 ?
+			bsearch(&key, l->seen, (size_t) l->n, sizeof(*was), by_seen_id) : NULL;
+
+		if (was && was->handle != t->seg[s].handle)
+			was = NULL;			/* the inode is another file's now */
+		if (in_use[s])
+		{
+			next[nn].id = t->seg[s].id;
+			next[nn].handle = t->seg[s].handle;
+			next[nn].last_mapped_ms = now_ms;
+			nn++;
+		}
+		else if (was)
+		{
+			next[nn++] = *was;
+			if (now_ms - was->last_mapped_ms >= after_ms)
+			{
+				*bytes += t->seg[s].bytes;
+				(*segments)++;
+			}
+		}
+	}
+	free(l->seen);
+	l->seen = next;
+	l->n = nn;
+	l->cap = t->n;
+}
+
+void
+dsm_leftover_free(dsm_leftover *l)
+{
+	free(l->seen);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,79 @@
+/*
+ * dsm_groups.h
+ *		Whose DSM segments are whose: a process's, its parallel group's, and
+ *		the server's shared ones (no PostgreSQL headers).
+ *
+ * A parallel query (a leader and its workers: one group, named by the
+ * leader's pid) maps the segments of its hash tables and sorts; so does
+ * nobody else. Other segments are mapped by processes of several groups:
+ * the control segment, the statistics system's shared area (15+), the DSM
+ * registry (17+). So a segment mapped by one group only is that group's
+ * (counted once, however many of its processes map it), and one mapped by
+ * several is shared: shown, but never charged to a query. A segment no
+ * process maps is nobody's (dsm_leftover, below, says when it is left over).
+ */
+#ifndef PROCMEM_DSM_GROUPS_H
+#define PROCMEM_DSM_GROUPS_H
+
+#include "linux/dsm.h"
+
+/* One process: its group, the segments it maps */
+typedef struct dsm_member
+{
+	int32_t		group;			/* the leader's pid; its own for a process
+								 * that is in no parallel query */
+	const dsm_mapped *mapped;	/* n -1: unknown */
+} dsm_member;
+
+/* What the segments add up to, each counted once */
+typedef struct dsm_totals
+{
+	int64_t		mapped;			/* bytes of every segment some process maps */
+	int32_t		segments;
+	int64_t		shared;			/* ... of those mapped by several groups */
+	int32_t		shared_segments;
+	int64_t		unmapped;		/* bytes of the segments nobody maps */
+	int32_t		unmapped_segments;
+} dsm_totals;
+
+/*
+ * For n members: mapped[i], the bytes of the segments member i maps, and
+ * group_own[i], those of its group's own segments (equal for every member
+ * of a group); -1 where its mappings are unknown (group_own: where every
+ * member's is). in_use[k] (may be NULL; t->n of them) is set to 1 for each
+ * segment some member maps. Returns -1 when out of memory (nothing set).
+ */
+extern int	dsm_groups_sum(const dsm_table *t, const dsm_member *m, int n, int64_t *mapped,
+						   int64_t *group_own, dsm_totals *totals, uint8_t *in_use);
+
+/*
+ * Segments the server was seen mapping, and since when nobody maps them:
+ * those nobody has mapped for after_ms are left over (a process killed
+ * before it removed them). Only segments seen mapped count: every cluster
+ * on the host (of the same OS user) has files in /dev/shm.
+ */
+typedef struct dsm_seen_segment
+{
+	uint64_t	id;
+	uint32_t	handle;			/* with id: a new file with a reused inode is another */
+	int64_t		last_mapped_ms;
+} dsm_seen_segment;
+
+typedef struct dsm_leftover
+{
+	dsm_seen_segment *seen;		/* malloc'd: dsm_leftover_free */
+	int			n;
+	int			cap;
+} dsm_leftover;
+
+/*
+ * At a sample (now_ms, monotonic; in_use as dsm_groups_sum() set it):
+ * remembers the segments mapped now, forgets those gone, and adds up those
+ * left over into *bytes and *segments.
+ */
+extern void dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
+								int64_t now_ms, int64_t after_ms, int64_t *bytes,
+								int32_t *segments);
+extern void dsm_leftover_free(dsm_leftover *l);
+
+#endif							/* PROCMEM_DSM_GROUPS_H */
