@@ -91,7 +91,7 @@ $(OBJS): $(wildcard src/*/*.h)
 UNIT_CFLAGS = -std=c99 -D_GNU_SOURCE -Wall -Wextra -O1 -g -iquote src
 UNIT_LIB = $(sort $(wildcard $(addsuffix /*.c,$(PLAIN_DIRS))))
 UNIT_HDRS = $(wildcard $(addsuffix /*.h,$(PLAIN_DIRS))) test/unit/tap.h test/unit/procfile.h
-UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse test/unit/test_guard
+UNIT_TESTS = test/unit/test_procfs test/unit/test_kernel test/unit/test_pagemap test/unit/test_pagetables test/unit/test_sysmem test/unit/test_history test/unit/test_pressure test/unit/test_reuse test/unit/test_guard test/unit/test_dsm
 
 test/unit/test_%: test/unit/test_%.c $(UNIT_LIB) $(UNIT_HDRS)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_LDFLAGS) -o $@ $< $(UNIT_LIB)

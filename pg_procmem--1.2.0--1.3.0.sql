@@ -1470,6 +1470,7 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 	   y.pid AS aux_pid, y.backend_type AS aux_backend_type, y.oom_score AS aux_oom_score,
 	   z.pid AS swap_pid, z.backend_type AS swap_backend_type, z.swap AS swap_bytes,
 	   cr.connections AS new_connections, cr.seconds AS connection_seconds, cr.rate AS connection_rate,
+	   dl.dsm_leftover, dl.dsm_leftover_segments,
 	   (SELECT pg_catalog.sum(d.sessions)::bigint FROM pg_catalog.pg_stat_database AS d) AS sessions
 FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
@@ -1485,7 +1486,11 @@ FROM @extschema@.pg_procmem_system_info() AS s,
 						  AND p.backend_type OPERATOR(pg_catalog.<>) ALL (ARRAY['client backend', 'parallel worker'])
 						ORDER BY p.oom_score DESC NULLS LAST, p.pid LIMIT 1) AS y ON true
 	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS z ON true
-	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true;
+	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true
+	 -- the newest sample's DSM segments left over (NULL without the history)
+	 LEFT JOIN LATERAL (SELECT x.dsm_leftover, x.dsm_leftover_segments
+						FROM @extschema@.pg_procmem_history_system_samples(true) AS x
+						ORDER BY x.sample DESC LIMIT 1) AS dl ON true;
 
 COMMENT ON VIEW pg_procmem_advice_facts IS
 'internal: everything pg_procmem_advice weighs, measured once, in one row';
@@ -1779,6 +1784,22 @@ BEGIN ATOMIC
 	-- counted since the server started or last restarted after a crash (a
 	-- crash row counts the kills before it): without the memory history,
 	-- only the cgroup's lifetime count, which may be old news
+	SELECT 'dsm_leftover',
+		   -- never critical: it is memory held, not a process about to take more
+		   CASE WHEN (f.dsm_leftover OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=)
+					 COALESCE(NULLIF(f.cgroup_tightest_limit, 0), f.mem_total) THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s of shared memory (DSM) left over', pg_catalog.pg_size_pretty(f.dsm_leftover)),
+		   pg_catalog.format('dynamic shared memory segments this server mapped: %s, holding %s, not mapped by any of '
+							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s',
+							 f.dsm_leftover_segments, pg_catalog.pg_size_pretty(f.dsm_leftover),
+							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true)),
+		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table: '
+		   'in /dev/shm for dynamic_shared_memory_type = posix); PostgreSQL removes those it knows of at its next '
+		   'start. pg_procmem_history_system.dsm_leftover follows them; before removing a file by hand, make sure '
+		   'no process maps it (lsof, or /proc/PID/maps)'
+	WHERE f.dsm_leftover OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
 	SELECT 'cgroup_oom_kills', CASE WHEN k.lately THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('%s in the server''s memory cgroup %s',
 							 CASE k.kills WHEN 1 THEN '1 OOM kill' ELSE k.kills OPERATOR(pg_catalog.||) ' OOM kills' END,
@@ -2700,6 +2721,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.new_connections IS 'pg_pro
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_seconds IS 'pg_procmem_connection_rate.seconds';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_rate IS 'pg_procmem_connection_rate.rate: new client connections per second';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.sessions IS 'pg_stat_database''s sessions, summed';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover IS 'bytes: the newest sample''s pg_procmem_history_system.dsm_leftover';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_segments IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_segments';
 
 -- pg_procmem_advice
 COMMENT ON COLUMN @extschema@.pg_procmem_advice.check_name IS 'the check that spoke up: a stable name';

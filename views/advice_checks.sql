@@ -283,6 +283,22 @@ BEGIN ATOMIC
 	-- counted since the server started or last restarted after a crash (a
 	-- crash row counts the kills before it): without the memory history,
 	-- only the cgroup's lifetime count, which may be old news
+	SELECT 'dsm_leftover',
+		   -- never critical: it is memory held, not a process about to take more
+		   CASE WHEN (f.dsm_leftover OPERATOR(pg_catalog.*) 10) OPERATOR(pg_catalog.>=)
+					 COALESCE(NULLIF(f.cgroup_tightest_limit, 0), f.mem_total) THEN 'warning' ELSE 'info' END,
+		   pg_catalog.format('%s of shared memory (DSM) left over', pg_catalog.pg_size_pretty(f.dsm_leftover)),
+		   pg_catalog.format('dynamic shared memory segments this server mapped: %s, holding %s, not mapped by any of '
+							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s',
+							 f.dsm_leftover_segments, pg_catalog.pg_size_pretty(f.dsm_leftover),
+							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true)),
+		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table: '
+		   'in /dev/shm for dynamic_shared_memory_type = posix); PostgreSQL removes those it knows of at its next '
+		   'start. pg_procmem_history_system.dsm_leftover follows them; before removing a file by hand, make sure '
+		   'no process maps it (lsof, or /proc/PID/maps)'
+	WHERE f.dsm_leftover OPERATOR(pg_catalog.>) 0
+
+	UNION ALL
 	SELECT 'cgroup_oom_kills', CASE WHEN k.lately THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('%s in the server''s memory cgroup %s',
 							 CASE k.kills WHEN 1 THEN '1 OOM kill' ELSE k.kills OPERATOR(pg_catalog.||) ' OOM kills' END,

@@ -561,6 +561,8 @@ COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.new_connections IS 'pg_pro
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_seconds IS 'pg_procmem_connection_rate.seconds';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_rate IS 'pg_procmem_connection_rate.rate: new client connections per second';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.sessions IS 'pg_stat_database''s sessions, summed';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover IS 'bytes: the newest sample''s pg_procmem_history_system.dsm_leftover';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_segments IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_segments';
 
 -- pg_procmem_advice
 COMMENT ON COLUMN @extschema@.pg_procmem_advice.check_name IS 'the check that spoke up: a stable name';

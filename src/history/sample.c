@@ -59,6 +59,7 @@ static MemoryContext sample_cxt;
 static int	dsm_leftover_after_s = 60;
 /* the segments seen mapped, for those left over (malloc'd: plain C) */
 static dsm_leftover leftover;
+static bool leftover_seeded = false;
 static sysmem_cgroup cgroup;
 static bool cgroup_known = false;
 static int	last_method = -1;	/* the last sample's overhead method */
@@ -350,6 +351,28 @@ end_reuse(sample_state *st)
 }
 
 /*
+ * What the sampler before this one saw mapped (the ring's newest sample
+ * that says: a crash restart's run before, or this run's if only the
+ * sampler restarted): a segment a killed process left is one of them.
+ */
+static void
+seed_leftover(int64 now_ms)
+{
+	const history_entry *newest = NULL;
+
+	for (uint64 p = history_ring_first_sample(); p < history_ring_end(); p = history_ring_next_sample(p))
+	{
+		const history_entry *e = history_ring_entry(p);
+
+		if (e->kind == HISTORY_SYSTEM && e->u.sys.dsm_known)
+			newest = e;
+	}
+	if (newest)
+		dsm_leftover_seed(&leftover, newest->u.sys.dsm_seen, newest->u.sys.dsm_seen_handle,
+						  HISTORY_DSM_SEEN, now_ms);
+}
+
+/*
  * Whose DSM segments are whose (dsm_groups.h): each process entry's, its
  * parallel group's, and the system entry's totals, those left over too.
  */
@@ -387,6 +410,9 @@ sum_dsm(sample_state *st)
 		st->e[i + 1].u.proc.dsm = mapped[i];
 		st->e[i + 1].u.proc.group_dsm = own[i];
 	}
+	if (!leftover_seeded)
+		seed_leftover(st->at_ms);
+	leftover_seeded = true;
 	dsm_leftover_update(&leftover, &st->dsm, in_use, st->at_ms,
 						(int64) dsm_leftover_after_s * 1000, &left_bytes, &left_segments);
 	sys->dsm_known = 1;
@@ -396,6 +422,7 @@ sum_dsm(sample_state *st)
 	sys->dsm_shared_segments = totals.shared_segments;
 	sys->dsm_leftover = left_bytes;
 	sys->dsm_leftover_segments = left_segments;
+	(void) dsm_largest_in_use(&st->dsm, in_use, sys->dsm_seen, sys->dsm_seen_handle, HISTORY_DSM_SEEN);
 }
 
 /* The system entry: the machine and the server's cgroup */

@@ -178,6 +178,61 @@ dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
 }
 
 void
+dsm_leftover_seed(dsm_leftover *l, const uint64_t *ids, const uint32_t *handles, int n,
+				  int64_t now_ms)
+{
+	dsm_seen_segment *grown = realloc(l->seen, (size_t) (l->n + n + 1) * sizeof(dsm_seen_segment));
+
+	if (grown == NULL)
+		return;
+	l->seen = grown;
+	for (int i = 0; i < n; i++)
+		if (ids[i] != 0)
+		{
+			l->seen[l->n].id = ids[i];
+			l->seen[l->n].handle = handles[i];
+			l->seen[l->n].last_mapped_ms = now_ms;
+			l->n++;
+		}
+	l->cap = l->n;
+	qsort(l->seen, (size_t) l->n, sizeof(dsm_seen_segment), by_seen_id);
+}
+
+int
+dsm_largest_in_use(const dsm_table *t, const uint8_t *in_use, uint64_t *ids, uint32_t *handles,
+				   int n)
+{
+	int			k = 0;
+
+	memset(ids, 0, sizeof(uint64_t) * n);
+	memset(handles, 0, sizeof(uint32_t) * n);
+	/* insertion into the n largest so far: n is small */
+	for (int s = 0; s < t->n; s++)
+	{
+		int			j;
+
+		if (!in_use[s])
+			continue;
+		j = k < n ? k++ : n;
+		while (j > 0 && t->seg[dsm_table_find(t, ids[j - 1])].bytes < t->seg[s].bytes)
+		{
+			if (j < n)
+			{
+				ids[j] = ids[j - 1];
+				handles[j] = handles[j - 1];
+			}
+			j--;
+		}
+		if (j < n)
+		{
+			ids[j] = t->seg[s].id;
+			handles[j] = t->seg[s].handle;
+		}
+	}
+	return k;
+}
+
+void
 dsm_leftover_free(dsm_leftover *l)
 {
 	free(l->seen);

@@ -76,4 +76,19 @@ extern void dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8
 								int32_t *segments);
 extern void dsm_leftover_free(dsm_leftover *l);
 
+/*
+ * Segments an earlier sampler saw mapped (its last sample's, across a crash
+ * restart), as if last mapped at now_ms; n ids and their handles (0 ids
+ * skipped). Before the first dsm_leftover_update().
+ */
+extern void dsm_leftover_seed(dsm_leftover *l, const uint64_t *ids, const uint32_t *handles, int n,
+							  int64_t now_ms);
+
+/*
+ * The n largest segments some process maps (in_use), largest first, into
+ * ids and handles; the rest 0. Returns how many.
+ */
+extern int	dsm_largest_in_use(const dsm_table *t, const uint8_t *in_use, uint64_t *ids,
+							   uint32_t *handles, int n);
+
 #endif							/* PROCMEM_DSM_GROUPS_H */

@@ -105,6 +105,8 @@ history_crc32c(uint32_t crc, const void *data, size_t len)
  * 1.2.0's entries end where the fields 1.3.0 added begin, and so do its
  * crash rows, but for the entry they hold (killed): they load widened
  */
+/* a system entry's fields fit where a process entry's are */
+typedef char system_entry_fits[sizeof(history_system) <= sizeof(history_process) ? 1 : -1];
 typedef char entries_of_1_2_are_a_prefix[offsetof(history_entry, u.proc.dsm) == HISTORY_ENTRY_SIZE_1_2 ? 1 : -1];
 typedef char crash_rows_of_1_2_are_a_prefix[offsetof(history_crash, killed_after) ==
 											 HISTORY_CRASH_SIZE_1_2 + sizeof(history_entry) - HISTORY_ENTRY_SIZE_1_2 ? 1 : -1];

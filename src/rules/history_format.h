@@ -35,6 +35,9 @@
 #define HISTORY_STATE_LEN	32
 #define HISTORY_QUERY_LEN	256		/* the first bytes of the statement */
 
+/* The segments a sample names (history_system.dsm_seen) */
+#define HISTORY_DSM_SEEN	16
+
 /* A figure that could not be read is negative, as everywhere */
 #define HISTORY_NO_SCORE	INT32_MIN
 
@@ -181,6 +184,12 @@ typedef struct history_system
 	int64_t		dsm_leftover;	/* segments nobody has mapped for a while */
 	int32_t		dsm_leftover_segments;
 	int32_t		dsm_shared_segments;
+	/*
+	 * the largest segments mapped, for the next run's sampler to tell those
+	 * left over by a crash restart (dsm_groups.h): id and handle, 0: none
+	 */
+	uint64_t	dsm_seen[HISTORY_DSM_SEEN];
+	uint32_t	dsm_seen_handle[HISTORY_DSM_SEEN];
 } history_system;
 
 typedef struct history_entry

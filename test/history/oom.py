@@ -19,6 +19,9 @@ way on a busy machine. The incidents:
             sample before the kill (the OOM kill counter's reads place it)
   parallel  a parallel sort (4 workers): the leader and its workers are one
             holder, in the crash row and the holders
+  dsm       a parallel hash join (2 workers, work_mem = 4GB): its hash
+            table in dynamic shared memory, in no process's overhead; the
+            crash row names its group with its DSM
   idle      a session idle in transaction holding 500 MB of temp_buffers
             (set in its session) while a sort tips the cgroup over: the
             kernel kills the idle one; the row says so, and what to change
@@ -56,7 +59,8 @@ from tap import ok, section, skip_rest, done, rows, value, execute, readme_quest
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
 # the incidents to run (a developer's shortcut; scripts/test runs all four)
-INCIDENTS = os.environ.get("OOM_INCIDENTS", "slow,quick,fast,busy,parallel,idle,plpgsql,whole,sessions").split(",")
+INCIDENTS = os.environ.get("OOM_INCIDENTS",
+                           "slow,quick,fast,busy,parallel,dsm,idle,plpgsql,whole,sessions").split(",")
 HEADROOM = 700 << 20
 DBA = "oom_dba"                 # pg_monitor only
 HOG, HOG_APP = "oom_hog", "hogapp"
@@ -272,6 +276,50 @@ def check_parallel():
        "parallel: the largest holder is its session, its workers counted with it, not a group of their own", h)
 
 
+# a parallel hash join of 1.5 million rows of about 850 bytes on each side
+# (the pad computed in the scans, so the table is small): whichever side the
+# planner hashes, its 1.3 GB go into the shared hash table, in DSM. A sleep
+# of 0.1 s every 10,000 rows on both sides paces the build
+DSM_JOIN = ("SET work_mem = '4GB'; SET hash_mem_multiplier = 1; SET max_parallel_workers_per_gather = 2; "
+            "SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; "
+            "SET enable_mergejoin = off; SET enable_nestloop = off;\n"
+            "{explain}SELECT sum(length(a.pad) + length(b.pad)) FROM "
+            "(SELECT g, repeat('x', 800) AS pad FROM dsm_rows WHERE pg_sleep(CASE WHEN g % 10000 = 0 THEN 0.1 "
+            "ELSE 0 END) IS NOT NULL) a JOIN "
+            "(SELECT g, repeat('y', 800) AS pad FROM dsm_rows WHERE pg_sleep(CASE WHEN g % 10000 = 0 THEN 0.1 "
+            "ELSE 0 END) IS NOT NULL) b USING (g) /* dsm */;")
+
+
+def check_dsm():
+    """A parallel hash join killed: its hash table was in DSM, which the
+    crash row and the holders name with its group."""
+    plan = psql_as(HOG, DSM_JOIN.format(explain="EXPLAIN (COSTS OFF) "))
+    ok("Parallel Hash" in plan.stdout, "dsm: the join is a parallel hash join", plan.stdout + plan.stderr)
+    pid = incident("dsm", lambda started, killed: started.append(session(DSM_JOIN.format(explain=""), HOG_APP, HOG)))
+    ok(pid is not None, "dsm: the kernel killed PID %s" % pid)
+    if pid is None:
+        skip_rest("dsm: nothing was killed")
+    c = rows("SELECT backend_type, parallel_processes, parallel_overhead, parallel_dsm, overhead, report "
+             "FROM pg_procmem_crashes WHERE killed_pid = %d" % pid)
+    c = c[0] if c else {}
+    h = rows("SELECT h.* FROM pg_procmem_crash_holders h JOIN pg_procmem_crashes c USING (number) "
+             "WHERE c.killed_pid = %d AND h.rank = 1" % pid)
+    h = h[0] if h else {}
+    print("# dsm: killed a %s; its parallel query: %s processes, %s MB of overhead, %s MB of its own DSM; "
+          "rank 1: %s/%s, %s MB of overhead, %s MB of DSM" %
+          (c.get("backend_type"), c.get("parallel_processes"),
+           c.get("parallel_overhead") and int(c["parallel_overhead"]) >> 20,
+           c.get("parallel_dsm") and int(c["parallel_dsm"]) >> 20, h.get("usename"), h.get("application_name"),
+           h.get("overhead") and int(h["overhead"]) >> 20, h.get("dsm") and int(h["dsm"]) >> 20))
+    ok(c.get("parallel_dsm") and int(c["parallel_dsm"]) >= 100 << 20
+       and int(c["parallel_dsm"]) > int(c.get("parallel_overhead") or c.get("overhead") or 0)
+       and "of shared memory (DSM) of its own" in (c.get("report") or ""),
+       "dsm: the crash row names its group's own DSM (at least 100 MB, more than its processes' overhead), "
+       "and the report says it", c)
+    ok(h.get("usename") == HOG and h.get("dsm") and int(h["dsm"]) >= 100 << 20,
+       "dsm: the largest holder is its session, with its DSM", h)
+
+
 def check_idle():
     """A session idle in transaction holds 500 MB of temp_buffers; a sort
     then tips the cgroup over, and the kernel kills the idle one."""
@@ -414,7 +462,7 @@ def check_sessions():
 
 
 def main():
-    with section(35, "oom"):
+    with section(39, "oom"):
         incidents()
     done()
 
@@ -427,6 +475,8 @@ def incidents():
     login_role(ETL)
     pgbench_init(5)
     execute("GRANT SELECT ON pgbench_accounts TO %s" % HOG)
+    execute("CREATE TABLE dsm_rows AS SELECT g FROM generate_series(1, 1500000) g; ANALYZE dsm_rows")
+    execute("GRANT SELECT ON dsm_rows TO %s" % HOG)
 
     with section(5, "slow"):
         if "slow" not in INCIDENTS:
@@ -460,6 +510,11 @@ def incidents():
         if "parallel" not in INCIDENTS:
             skip_rest("parallel: not in OOM_INCIDENTS")
         check_parallel()
+
+    with section(4, "dsm"):
+        if "dsm" not in INCIDENTS:
+            skip_rest("dsm: not in OOM_INCIDENTS")
+        check_dsm()
 
     with section(3, "idle"):
         if "idle" not in INCIDENTS:

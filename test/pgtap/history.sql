@@ -1,4 +1,4 @@
--- The memory history's pressure, reused and oom_protected columns: appended to the views,
+-- The memory history's pressure, reused, oom_protected and DSM columns: appended to the views,
 -- and consistent with the process rows they count. A sample reuses the
 -- figures of a process that slept since the one before when no process of
 -- the server started or exited in between and no page moved on the machine
@@ -10,18 +10,21 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
 \ir ../pgtap-lib/helpers.sql
-SELECT plan(13);
+SELECT plan(17);
 
 -- the trailing columns of a view, after its first n
 CREATE FUNCTION pg_temp.columns_after(v regclass, n integer) RETURNS text LANGUAGE sql AS $$
 	SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 	FROM pg_attribute WHERE attrelid = v AND attnum > n AND NOT attisdropped $$;
 
-SELECT is(pg_temp.columns_after('pg_procmem_history', 28), 'reused boolean, oom_protected boolean',
-	'pg_procmem_history ends with reused and oom_protected');
+SELECT is(pg_temp.columns_after('pg_procmem_history', 28),
+	'reused boolean, oom_protected boolean, dsm bigint, group_dsm bigint',
+	'pg_procmem_history ends with reused, oom_protected and the DSM figures');
 SELECT is(pg_temp.columns_after('pg_procmem_history_system', 16),
-	'pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint, reused integer',
-	'pg_procmem_history_system ends with the pressure columns and reused');
+	'pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint, reused integer, '
+	'dsm_segments integer, dsm_mapped bigint, dsm_shared_segments integer, dsm_shared bigint, '
+	'dsm_leftover_segments integer, dsm_leftover bigint',
+	'pg_procmem_history_system ends with the pressure columns, reused and the DSM figures');
 
 -- Waits, from another session (this transaction's reads of the history all
 -- stop at its first, and its CREATE EXTENSION is not seen there), for a
@@ -97,6 +100,23 @@ SELECT is(pg_procmem_held_elsewhere('client backend', 500 << 20, 7, true, 101, 7
 	false, 'crash row: a victim that held more than the others together is named');
 SELECT is(pg_procmem_held_elsewhere('checkpointer', 3 << 20, 7, false, 7, 8, 627::bigint << 20, NULL),
 	true, 'crash row: an auxiliary process held little of its own: the group');
+
+-- The DSM figures (src/rules/dsm_groups.h): each segment counted once, a
+-- group's own and the shared ones apart, within what the processes map.
+SELECT is((SELECT count(*) FROM s WHERE dsm_segments IS NULL OR NOT (dsm_mapped >= dsm_shared AND dsm_shared >= 0
+			AND dsm_leftover >= 0 AND dsm_segments >= dsm_shared_segments)), 0::bigint,
+	'every sample has its DSM totals, the shared ones among those mapped');
+SELECT is((SELECT count(*) FROM (SELECT sample, COALESCE(leader_pid, pid) FROM h GROUP BY 1, 2
+			HAVING count(DISTINCT group_dsm) > 1 OR bool_or(group_dsm IS NULL)) AS x), 0::bigint,
+	'every member of a parallel group has its group''s DSM figure');
+SELECT is((SELECT count(*) FROM s JOIN (SELECT sample, max(dsm) AS most FROM h GROUP BY sample) AS m USING (sample)
+			WHERE m.most > s.dsm_mapped), 0::bigint,
+	'no process maps more DSM than the server''s processes map together');
+SELECT is((SELECT count(*) FROM s JOIN (SELECT sample, sum(group_dsm) AS own
+			FROM (SELECT DISTINCT sample, COALESCE(leader_pid, pid), group_dsm FROM h) AS g GROUP BY sample) AS o
+			USING (sample) JOIN whole USING (sample)
+			WHERE o.own + s.dsm_shared > s.dsm_mapped), 0::bigint,
+	'the groups'' own DSM and the shared DSM are apart: together within what is mapped');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -26,7 +26,7 @@ OPTS = os.environ.get("SERVER_OPTS", "")
 STAT_TMP = os.path.join(DATA, "pg_stat_tmp")
 HFILE = os.path.join(STAT_TMP, "pg_procmem.history")
 HTMP = HFILE + ".tmp"
-ENTRY = 648                     # sizeof(history_entry): the format
+ENTRY = 664                     # sizeof(history_entry): the format
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # the interval goes in postgresql.auto.conf: a command-line setting would
 # hide the ones made with ALTER SYSTEM
