@@ -130,29 +130,4 @@ extern int64_t sysmem_resident(void *addr, size_t len);
 #define SYSMEM_RESIDENT_STRATA	256
 extern int64_t sysmem_resident_estimate(void *addr, size_t len, int *exact);
 
-/* A growing set of inode numbers (malloc'd; sysmem_inodes_free). */
-typedef struct sysmem_inodes
-{
-	uint64_t   *ino;
-	int			n;
-	int			cap;
-	int			sorted;
-} sysmem_inodes;
-
-extern void sysmem_inodes_free(sysmem_inodes *set);
-
-/*
- * Adds to set the inode of every mapping of pid whose path starts with
- * path_prefix (e.g. "/dev/shm/PostgreSQL."), from /proc/<pid>/maps.
- */
-extern procfs_result sysmem_mapped_inodes(pid_t pid, const char *path_prefix,
-										  sysmem_inodes *set);
-
-/*
- * Files in dir whose names start with prefix and that uid owns (and, when
- * only is not NULL, whose inode is in it): count, bytes allocated.
- */
-extern int	sysmem_dir_usage(const char *dir, const char *prefix, uid_t uid,
-							 sysmem_inodes *only, int64_t *count, int64_t *bytes);
-
 #endif							/* PROCMEM_SYSMEM_H */

@@ -9,12 +9,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "storage/dsm_impl.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 
 #include "linux/keys.h"
 #include "linux/sysmem.h"
+#include "rules/dsm_groups.h"
+#include "server/dsm_segments.h"
 #include "server/members.h"
 #include "server/rows.h"
 
@@ -121,50 +122,66 @@ pg_procmem_system_info(PG_FUNCTION_ARGS)
 }
 
 /*
- * The DSM segments this server's processes map: the inodes of their
- * /dev/shm/PostgreSQL.* mappings, then those files. Another cluster run by
- * the same OS user has files of the same names there, which must not
- * count. Returns false when some process's mappings could not be read.
+ * The DSM segments this server's processes map (dsm_segments.h), each
+ * counted once; for dynamic_shared_memory_type = mmap the unmapped ones too
+ * (pg_dynshmem is this data directory's own: a file there is ours, mapped
+ * or not; /dev/shm and System V segments are every cluster's on the host).
+ * Returns false when some process's mappings could not be read, or the
+ * segments listed.
  */
 static bool
-posix_dsm_usage(int64 *count, int64 *bytes)
+dsm_usage(int64 *count, int64 *bytes)
 {
 	procmem_members m;
-	sysmem_inodes inodes = {0};
+	dsm_table	t;
 	pid_t	   *pids;
-	int			n;
-	bool		known = true;
+	int			n, nmembers = 0;
+	dsm_member *members;
+	dsm_mapped *mapped;
+	int64	   *each, *own;
+	dsm_totals	totals;
+	bool		known;
 
+	if (!procmem_dsm_table_read(&t))
+		return false;
 	procmem_members_begin(&m);
 	pids = procmem_candidates(&n);
-	/* the inode set is malloc'd (plain C): freed on a cancel too */
-	PG_TRY();
+	members = palloc(sizeof(dsm_member) * Max(n, 1));
+	mapped = palloc(sizeof(dsm_mapped) * Max(n, 1));
+	known = true;
+	for (int i = 0; i < n && known; i++)
 	{
-		for (int i = 0; i < n && known; i++)
-		{
-			procfs_stat id;
-			procmem_membership kind;
-			procfs_result res;
+		procfs_stat id;
+		procmem_membership kind;
 
-			CHECK_FOR_INTERRUPTS();
-			kind = procmem_member(&m, pids[i], &id);
-			if (kind == MEMBER_HIDDEN)
-				known = false;
-			if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
-				continue;
-			res = sysmem_mapped_inodes(pids[i], "/dev/shm/PostgreSQL.", &inodes);
-			if (res == PROCFS_UNREADABLE)
-				known = false;	/* a segment only it maps would be missed */
-		}
-		known = known && sysmem_dir_usage("/dev/shm", "PostgreSQL.", geteuid(), &inodes,
-										  count, bytes) == 0;
+		CHECK_FOR_INTERRUPTS();
+		kind = procmem_member(&m, pids[i], &id);
+		if (kind == MEMBER_HIDDEN)
+			known = false;
+		if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
+			continue;
+		/* a segment only it maps would be missed */
+		if (dsm_read_mapped(pids[i], &t, &mapped[nmembers]) == PROCFS_UNREADABLE)
+			known = false;
+		members[nmembers].group = pids[i];
+		members[nmembers].mapped = &mapped[nmembers];
+		nmembers++;
 	}
-	PG_FINALLY();
-	{
-		sysmem_inodes_free(&inodes);
-	}
-	PG_END_TRY();
 	procmem_members_end(&m);
+	each = palloc(sizeof(int64) * Max(nmembers, 1));
+	own = palloc(sizeof(int64) * Max(nmembers, 1));
+	known = known && dsm_groups_sum(&t, members, nmembers, (int64_t *) each, (int64_t *) own,
+									&totals, NULL) == 0;
+	if (known)
+	{
+		*count = totals.segments;
+		*bytes = totals.mapped;
+		if (t.kind == DSM_KIND_MMAP)
+		{
+			*count += totals.unmapped_segments;
+			*bytes += totals.unmapped;
+		}
+	}
 	pfree(pids);
 	return known;
 }
@@ -214,12 +231,8 @@ pg_procmem_shared_memory(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	if (with_usage && dynamic_shared_memory_type == DSM_IMPL_POSIX)
-		dsm_known = posix_dsm_usage(&dsm_count, &dsm_bytes);
-	else if (with_usage && dynamic_shared_memory_type == DSM_IMPL_MMAP)
-		/* files in this data directory's pg_dynshmem: ours alone */
-		dsm_known = sysmem_dir_usage(PG_DYNSHMEM_DIR, PG_DYNSHMEM_MMAP_FILE_PREFIX, geteuid(),
-									 NULL, &dsm_count, &dsm_bytes) == 0;
+	if (with_usage)
+		dsm_known = dsm_usage(&dsm_count, &dsm_bytes);
 	if (dsm_known)
 	{
 		values[i++] = Int32GetDatum((int32) Min(dsm_count, PG_INT32_MAX));

@@ -84,7 +84,7 @@ test_posix_files(void)
 
 	if (mkdtemp(dir) == NULL)
 	{
-		skip(8, "no /dev/shm");
+		skip(9, "no /dev/shm");
 		return;
 	}
 	make_file(dir, "PostgreSQL.1234", 1 << 20);
@@ -130,6 +130,8 @@ test_posix_files(void)
 	memset(&m, 0, sizeof(m));
 	ok(pagemap_read_anon(getpid(), PAGEMAP_NO_PROCMAP_QUERY | PAGEMAP_NO_SCAN, &hints, &anon) == PROCFS_OK &&
 	   m.n == 1, "mapped: and so does its reading of the maps text");
+	ok(dsm_read_mapped(999999999, &t, &m) == PROCFS_GONE && m.n == -1,
+	   "mapped: no such process: gone, its segments unknown");
 	t.dev ^= 1;
 	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0,
 	   "mapped: a file of that inode on another device is not a segment");

@@ -276,7 +276,7 @@ test_small_files(void)
 	uint64_t	start, end;
 	long		ps = sysconf(_SC_PAGESIZE);
 	char	   *p;
-	int64_t		count, bytes;
+
 
 	is_i64(sysmem_parse_limit("max\n", 4), PROCFS_MISSING, "limit: max");
 	is_i64(sysmem_parse_limit("9223372036854771712\n", 20), PROCFS_MISSING, "limit: v1 unlimited");
@@ -297,75 +297,6 @@ test_small_files(void)
 	   "own mapping found by an address inside it");
 	munmap(p, 64 * ps);
 
-	{
-		char		path[1024];
-		struct stat st;
-
-		/* owned by whoever checked the tree out, not necessarily by us */
-		snprintf(path, sizeof(path), "%s/linux-6.18-meminfo", fixtures);
-		stat(path, &st);
-		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid, NULL, &count, &bytes) == 0 &&
-		   count == 1 && bytes > 0, "dir usage: files by prefix and owner");
-		ok(sysmem_dir_usage(fixtures, "linux-6.18-mem", st.st_uid + 1, NULL, &count, &bytes) == 0 &&
-		   count == 0, "dir usage: another owner's files are not counted");
-	}
-	ok(sysmem_dir_usage("/no/such/dir", "x", 0, NULL, &count, &bytes) != 0, "dir usage: no dir");
-}
-
-/*
- * Files in a directory that this process maps count; files of the same
- * name pattern nobody here maps (another cluster's DSM segments) don't.
- */
-static void
-test_mapped_files(void)
-{
-	char		dir[] = "/tmp/procmem-unit-XXXXXX";
-	char		mine[1100], theirs[1100], prefix[1100];
-	long		ps = sysconf(_SC_PAGESIZE);
-	sysmem_inodes inodes = {0};
-	int64_t		count = -1, bytes = -1;
-	procfs_result res;
-	int			rc;
-	int			fd;
-	void	   *p = MAP_FAILED;
-
-	if (mkdtemp(dir) == NULL)
-	{
-		ok(0, "mapped files: a temporary directory");
-		return;
-	}
-	snprintf(mine, sizeof(mine), "%s/PostgreSQL.1", dir);
-	snprintf(theirs, sizeof(theirs), "%s/PostgreSQL.2", dir);
-	snprintf(prefix, sizeof(prefix), "%s/PostgreSQL.", dir);
-	fd = open(theirs, O_CREAT | O_RDWR, 0600);
-	if (fd >= 0)
-	{
-		ftruncate(fd, 8 * ps);
-		close(fd);
-	}
-	fd = open(mine, O_CREAT | O_RDWR, 0600);
-	if (fd >= 0 && ftruncate(fd, 4 * ps) == 0)
-		p = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd);
-	if (p != MAP_FAILED)
-		memset(p, 1, 4 * ps);
-	res = p != MAP_FAILED ? sysmem_mapped_inodes(0, prefix, &inodes) : PROCFS_UNREADABLE;
-	ok(res == PROCFS_OK && inodes.n == 1,
-	   "mapped files: this process's one mapping of the pattern is found (%d)", inodes.n);
-	rc = sysmem_dir_usage(dir, "PostgreSQL.", geteuid(), &inodes, &count, &bytes);
-	ok(rc == 0 && count == 1 && bytes >= 4 * ps,
-	   "mapped files: only the mapped file counts (%lld files)", (long long) count);
-	ok(sysmem_dir_usage(dir, "PostgreSQL.", geteuid(), NULL, &count, &bytes) == 0 && count == 2,
-	   "mapped files: without the filter both count");
-	sysmem_inodes_free(&inodes);
-	ok(sysmem_mapped_inodes(999999999, prefix, &inodes) == PROCFS_GONE && inodes.n == 0,
-	   "mapped files: no such process");
-	if (p != MAP_FAILED)
-		munmap(p, 4 * ps);
-	unlink(mine);
-	unlink(theirs);
-	rmdir(dir);
 }
 
 /*
@@ -467,7 +398,6 @@ main(int argc, char **argv)
 	test_cgroup_files();
 	test_cgroup_makeup();
 	test_small_files();
-	test_mapped_files();
 	test_resident_estimate();
 	test_cpu_cache();
 	return tap_done();
