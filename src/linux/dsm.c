@@ -78,11 +78,16 @@ read_dir(dsm_table *t, const char *dir, const char *prefix, uid_t uid)
 		return -1;
 	}
 	t->dev = ((uint64_t) major(dst.st_dev) << 32) | minor(dst.st_dev);
-	while ((de = readdir(d)) != NULL)
+	for (long seen = 0; (de = readdir(d)) != NULL; seen++)
 	{
 		struct stat st;
 		dsm_segment s;
 
+		if (seen == DSM_DIR_MAX)
+		{
+			t->truncated = 1;
+			break;
+		}
 		if (strncmp(de->d_name, prefix, pl) != 0)
 			continue;
 		/* never through a symlink: another user's file must not count */
@@ -190,8 +195,11 @@ dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 
 		rc = procfs_read_path_lines("/proc/sysvipc/shm", sysv_line, &r) == PROCFS_OK ? 0 : -1;
 	}
-	if (rc != 0)
+	if (rc != 0 || t->truncated)
+	{
 		t->n = 0;
+		rc = -1;
+	}
 	else if (t->n > 1)
 		qsort(t->seg, (size_t) t->n, sizeof(dsm_segment), by_id);
 	return rc;

@@ -57,6 +57,11 @@ typedef struct dsm_table
 
 /* The most segments a table holds: PostgreSQL allows 64 + 5 per backend */
 #define DSM_TABLE_MAX	65536
+/*
+ * The most directory entries a read looks at: /dev/shm is every user's, and
+ * a sample must not take the time a directory of millions takes to list
+ */
+#define DSM_DIR_MAX		(1 << 20)
 
 /*
  * Reads the segments that exist now: files in dir (posix: "/dev/shm",
@@ -68,6 +73,7 @@ typedef struct dsm_table
  */
 extern int	dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 						   uid_t uid, int64_t not_shmid);
+/* (A table that would pass DSM_TABLE_MAX or DSM_DIR_MAX is -1 too: unknown, not short.) */
 extern void dsm_table_free(dsm_table *t);
 
 /* Parses one line of /proc/sysvipc/shm into *seg (uid: its creator); 0 on success */

@@ -126,9 +126,12 @@ history_format_widen_crash(const void *old, uint32_t old_size, uint32_t old_entr
 {
 	const char *o = old;
 	size_t		head = offsetof(history_crash, killed);
-	size_t		rest = old_size - head - old_entry_size;
+	size_t		rest = old_size >= head + old_entry_size ? old_size - head - old_entry_size : 0;
 
 	memset(c, 0, sizeof(*c));
+	if (rest == 0 || old_entry_size > sizeof(history_entry) ||
+		head + sizeof(history_entry) + rest > sizeof(*c))
+		return;					/* not a layout this build wrote: nothing read */
 	memcpy(c, o, head);
 	history_format_widen_entry(o + head, old_entry_size, &c->killed);
 	memcpy((char *) c + head + sizeof(history_entry), o + head + old_entry_size, rest);
