@@ -1059,11 +1059,11 @@ FROM @extschema@.pg_procmem_crash_log(false) AS c
 							  COALESCE(' (query started ' OPERATOR(pg_catalog.||) pg_catalog.round(pg_catalog.date_part(
 								  'epoch', c.crashed_at OPERATOR(pg_catalog.-) c.query_start)::numeric, 1)
 								  OPERATOR(pg_catalog.||) ' s before)', '') END),
-				-- not running a statement; a parallel query (the leader and its workers are one holder), its DSM
+				-- not running a statement; a parallel query (leader and workers: one holder); its DSM, from an eighth of that
 				(5.1, CASE WHEN c.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)') THEN 'it was ' OPERATOR(pg_catalog.||) c.state OPERATOR(pg_catalog.||) ' then' END),
 				(5.2, 'its parallel query: ' OPERATOR(pg_catalog.||) c.parallel_processes OPERATOR(pg_catalog.||)
 					  ' processes held ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(c.parallel_overhead)),
-				(5.3, 'and ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(NULLIF(c.parallel_dsm, 0)) OPERATOR(pg_catalog.||) ' of shared memory (DSM) of its own'),
+				(5.3, CASE WHEN (c.parallel_dsm OPERATOR(pg_catalog.*) 8) OPERATOR(pg_catalog.>=) COALESCE(c.parallel_overhead, c.overhead, 0) THEN 'and ' OPERATOR(pg_catalog.||) pg_catalog.pg_size_pretty(NULLIF(c.parallel_dsm, 0)) OPERATOR(pg_catalog.||) ' of shared memory (DSM) of its own' END),
 				-- about what one no sample saw grew by: the room it grew into
 				(5.5, CASE WHEN c.overhead IS NULL AND v.pid IS NOT NULL
 						   AND c.cgroup_limit OPERATOR(pg_catalog.>) c.cgroup_usage_at_sample
