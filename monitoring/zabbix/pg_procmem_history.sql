@@ -5,16 +5,20 @@ SELECT m.samples,
        m.last_sample_seconds,
        m.crash_restarts_total,
        m.last_crash_time_seconds,
-       m.crashes_last_hour
+       m.crashes_last_hour,
+       m.dsm_bytes,
+       m.dsm_leftover_bytes
 FROM (
 SELECT s.samples, s.span_seconds, s.last_sample_ms,
        s.last_sample_ms OPERATOR(pg_catalog./) 1000 AS last_sample_seconds,
        c.crash_restarts, c.crash_restarts AS crash_restarts_total,
-       c.last_crash_time_seconds, c.crashes_last_hour
+       c.last_crash_time_seconds, c.crashes_last_hour, s.dsm_bytes, s.dsm_leftover_bytes
 FROM (SELECT pg_catalog.count(*) AS samples,
              COALESCE(pg_catalog.date_part('epoch', (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample DESC))[1]
                       OPERATOR(pg_catalog.-) (pg_catalog.array_agg(h.sampled_at ORDER BY h.sample))[1]), 0) AS span_seconds,
-             (pg_catalog.array_agg(h.sample_ms ORDER BY h.sample DESC))[1] AS last_sample_ms
+             (pg_catalog.array_agg(h.sample_ms ORDER BY h.sample DESC))[1] AS last_sample_ms,
+             (pg_catalog.array_agg(h.dsm_mapped ORDER BY h.sample DESC))[1] AS dsm_bytes,
+             (pg_catalog.array_agg(h.dsm_leftover ORDER BY h.sample DESC))[1] AS dsm_leftover_bytes
       FROM public.pg_procmem_history_system_samples(true) AS h) AS s,
      (SELECT COALESCE(pg_catalog.max(k.number), 0) AS crash_restarts,
              pg_catalog.date_part('epoch', pg_catalog.max(k.crashed_at)) AS last_crash_time_seconds,

@@ -128,7 +128,7 @@ test_posix_files(void)
 	   m.id[0] == t.seg[find_handle(&t, 1234)].id,
 	   "mapped: the pagemap walk finds the same in its pass over the mappings");
 	memset(&m, 0, sizeof(m));
-	ok(pagemap_read_anon(getpid(), PAGEMAP_NO_PROCMAP_QUERY | PAGEMAP_NO_SCAN, &hints, &anon) == PROCFS_OK &&
+	ok(pagemap_read_anon(getpid(), PAGEMAP_NO_PROCMAP_QUERY, &hints, &anon) == PROCFS_OK &&
 	   m.n == 1, "mapped: and so does its reading of the maps text");
 	ok(dsm_read_mapped(999999999, &t, &m) == PROCFS_GONE && m.n == -1,
 	   "mapped: no such process: gone, its segments unknown");
