@@ -1107,7 +1107,8 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT dsm_shared_segments integer,
 	OUT dsm_shared bigint,
 	OUT dsm_leftover_segments integer,
-	OUT dsm_leftover bigint)
+	OUT dsm_leftover bigint,
+	OUT dsm_leftover_names text[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1906,7 +1907,7 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 	   y.pid AS aux_pid, y.backend_type AS aux_backend_type, y.oom_score AS aux_oom_score,
 	   z.pid AS swap_pid, z.backend_type AS swap_backend_type, z.swap AS swap_bytes,
 	   cr.connections AS new_connections, cr.seconds AS connection_seconds, cr.rate AS connection_rate,
-	   dl.dsm_leftover, dl.dsm_leftover_segments,
+	   dl.dsm_leftover, dl.dsm_leftover_segments, dl.dsm_leftover_names,
 	   (SELECT pg_catalog.sum(d.sessions)::bigint FROM pg_catalog.pg_stat_database AS d) AS sessions
 FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
@@ -1924,7 +1925,7 @@ FROM @extschema@.pg_procmem_system_info() AS s,
 	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS z ON true
 	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true
 	 -- the newest sample's DSM segments left over (NULL without the history)
-	 LEFT JOIN LATERAL (SELECT x.dsm_leftover, x.dsm_leftover_segments
+	 LEFT JOIN LATERAL (SELECT x.dsm_leftover, x.dsm_leftover_segments, x.dsm_leftover_names
 						FROM @extschema@.pg_procmem_history_system_samples(true) AS x
 						ORDER BY x.sample DESC LIMIT 1) AS dl ON true;
 
@@ -2226,13 +2227,16 @@ BEGIN ATOMIC
 					 COALESCE(NULLIF(f.cgroup_tightest_limit, 0), f.mem_total) THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('%s of shared memory (DSM) left over', pg_catalog.pg_size_pretty(f.dsm_leftover)),
 		   pg_catalog.format('dynamic shared memory segments this server mapped: %s, holding %s, not mapped by any of '
-							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s',
+							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s; '
+							 'the largest: %s',
 							 f.dsm_leftover_segments, pg_catalog.pg_size_pretty(f.dsm_leftover),
-							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true)),
-		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table: '
-		   'in /dev/shm for dynamic_shared_memory_type = posix); PostgreSQL removes those it knows of at its next '
-		   'start. pg_procmem_history_system.dsm_leftover follows them; before removing a file by hand, make sure '
-		   'no process maps it (lsof, or /proc/PID/maps)'
+							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true),
+							 pg_catalog.array_to_string(f.dsm_leftover_names, ', ')),
+		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table); '
+		   'pg_procmem_history_system.dsm_leftover_names says where they are. PostgreSQL removes those its control '
+		   'segment lists at its next start; one it no longer lists stays until removed by hand: first make sure no '
+		   'process maps it (lsof, or grep its name in /proc/*/maps), then rm the file (posix, mmap) or ipcrm -m the '
+		   'shmid (System V)'
 	WHERE f.dsm_leftover OPERATOR(pg_catalog.>) 0
 
 	UNION ALL
@@ -2769,7 +2773,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_size IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_resident IS 'bytes: its part any process has touched (sampled above 256 MB)';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_hugetlb IS 'the segment is in huge pages (hugetlb)';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_segments IS 'how many dynamic shared memory segments the server''s processes map';
-COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_bytes IS 'bytes: their size; NULL with dynamic_shared_memory_type = sysv';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_bytes IS 'bytes: what they hold (allocated blocks; System V: resident pages); with dynamic_shared_memory_type = mmap every file of pg_dynshmem';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.accounted IS 'bytes: processes_overhead + cow_shared_with_postmaster + dsm_bytes + main_segment_resident';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_usage IS 'bytes: the server''s memory cgroup''s usage';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_page_cache IS 'bytes: its page cache, shmem aside (reclaimable)';
@@ -2985,6 +2989,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared_segments IS '
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: what they held';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_names IS 'the largest of them (at most 4), where to find them: /dev/shm/PostgreSQL.<handle>, pg_dynshmem/mmap.<handle>, or a System V shmid; NULL: none';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -3159,6 +3164,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_rate IS 'pg_pro
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.sessions IS 'pg_stat_database''s sessions, summed';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover IS 'bytes: the newest sample''s pg_procmem_history_system.dsm_leftover';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_segments IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_segments';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_names IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_names';
 
 -- pg_procmem_advice
 COMMENT ON COLUMN @extschema@.pg_procmem_advice.check_name IS 'the check that spoke up: a stable name';

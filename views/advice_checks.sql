@@ -289,13 +289,16 @@ BEGIN ATOMIC
 					 COALESCE(NULLIF(f.cgroup_tightest_limit, 0), f.mem_total) THEN 'warning' ELSE 'info' END,
 		   pg_catalog.format('%s of shared memory (DSM) left over', pg_catalog.pg_size_pretty(f.dsm_leftover)),
 		   pg_catalog.format('dynamic shared memory segments this server mapped: %s, holding %s, not mapped by any of '
-							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s',
+							 'its processes for pg_procmem.dsm_leftover_after (%s); in the cgroup''s usage, in no process''s; '
+							 'the largest: %s',
 							 f.dsm_leftover_segments, pg_catalog.pg_size_pretty(f.dsm_leftover),
-							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true)),
-		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table: '
-		   'in /dev/shm for dynamic_shared_memory_type = posix); PostgreSQL removes those it knows of at its next '
-		   'start. pg_procmem_history_system.dsm_leftover follows them; before removing a file by hand, make sure '
-		   'no process maps it (lsof, or /proc/PID/maps)'
+							 pg_catalog.current_setting('pg_procmem.dsm_leftover_after', true),
+							 pg_catalog.array_to_string(f.dsm_leftover_names, ', ')),
+		   'a process killed before it removed its segments leaves them behind (a parallel query''s hash table); '
+		   'pg_procmem_history_system.dsm_leftover_names says where they are. PostgreSQL removes those its control '
+		   'segment lists at its next start; one it no longer lists stays until removed by hand: first make sure no '
+		   'process maps it (lsof, or grep its name in /proc/*/maps), then rm the file (posix, mmap) or ipcrm -m the '
+		   'shmid (System V)'
 	WHERE f.dsm_leftover OPERATOR(pg_catalog.>) 0
 
 	UNION ALL

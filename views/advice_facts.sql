@@ -86,7 +86,7 @@ SELECT s.mem_total, s.mem_available, s.swap_total, s.committed_as, s.commit_limi
 	   y.pid AS aux_pid, y.backend_type AS aux_backend_type, y.oom_score AS aux_oom_score,
 	   z.pid AS swap_pid, z.backend_type AS swap_backend_type, z.swap AS swap_bytes,
 	   cr.connections AS new_connections, cr.seconds AS connection_seconds, cr.rate AS connection_rate,
-	   dl.dsm_leftover, dl.dsm_leftover_segments,
+	   dl.dsm_leftover, dl.dsm_leftover_segments, dl.dsm_leftover_names,
 	   (SELECT pg_catalog.sum(d.sessions)::bigint FROM pg_catalog.pg_stat_database AS d) AS sessions
 FROM @extschema@.pg_procmem_system_info() AS s,
 	 @extschema@.pg_procmem_machine_info() AS k,
@@ -104,7 +104,7 @@ FROM @extschema@.pg_procmem_system_info() AS s,
 	 LEFT JOIN LATERAL (SELECT * FROM p ORDER BY p.swap DESC NULLS LAST, p.pid LIMIT 1) AS z ON true
 	 LEFT JOIN @extschema@.pg_procmem_connection_rate AS cr ON true
 	 -- the newest sample's DSM segments left over (NULL without the history)
-	 LEFT JOIN LATERAL (SELECT x.dsm_leftover, x.dsm_leftover_segments
+	 LEFT JOIN LATERAL (SELECT x.dsm_leftover, x.dsm_leftover_segments, x.dsm_leftover_names
 						FROM @extschema@.pg_procmem_history_system_samples(true) AS x
 						ORDER BY x.sample DESC LIMIT 1) AS dl ON true;
 

@@ -173,7 +173,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_size IS 'bytes:
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_resident IS 'bytes: its part any process has touched (sampled above 256 MB)';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.main_segment_hugetlb IS 'the segment is in huge pages (hugetlb)';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_segments IS 'how many dynamic shared memory segments the server''s processes map';
-COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_bytes IS 'bytes: their size; NULL with dynamic_shared_memory_type = sysv';
+COMMENT ON COLUMN @extschema@.pg_procmem_accounting.dsm_bytes IS 'bytes: what they hold (allocated blocks; System V: resident pages); with dynamic_shared_memory_type = mmap every file of pg_dynshmem';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.accounted IS 'bytes: processes_overhead + cow_shared_with_postmaster + dsm_bytes + main_segment_resident';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_usage IS 'bytes: the server''s memory cgroup''s usage';
 COMMENT ON COLUMN @extschema@.pg_procmem_accounting.cgroup_page_cache IS 'bytes: its page cache, shmem aside (reclaimable)';
@@ -389,6 +389,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared_segments IS '
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: what they held';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_names IS 'the largest of them (at most 4), where to find them: /dev/shm/PostgreSQL.<handle>, pg_dynshmem/mmap.<handle>, or a System V shmid; NULL: none';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -563,6 +564,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.connection_rate IS 'pg_pro
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.sessions IS 'pg_stat_database''s sessions, summed';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover IS 'bytes: the newest sample''s pg_procmem_history_system.dsm_leftover';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_segments IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_segments';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dsm_leftover_names IS 'the newest sample''s pg_procmem_history_system.dsm_leftover_names';
 
 -- pg_procmem_advice
 COMMENT ON COLUMN @extschema@.pg_procmem_advice.check_name IS 'the check that spoke up: a stable name';

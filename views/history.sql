@@ -74,7 +74,8 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT dsm_shared_segments integer,
 	OUT dsm_shared bigint,
 	OUT dsm_leftover_segments integer,
-	OUT dsm_leftover bigint)
+	OUT dsm_leftover bigint,
+	OUT dsm_leftover_names text[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

@@ -49,7 +49,7 @@ typedef struct sample_state
 	int64		at_ms;			/* monotonic */
 	procmem_options walk_opt;	/* the walk's options, for a read again */
 	procmem_reuse_pass reuse;	/* its arrays: one per entry, grown with them */
-	dsm_table	dsm;			/* the DSM segments there are */
+	dsm_table  *dsm;			/* the DSM segments there are (in sample_cxt) */
 	bool		dsm_known;		/* ... were listed */
 	dsm_mapped *mapped;			/* the segments each entry's process maps */
 } sample_state;
@@ -356,7 +356,7 @@ end_reuse(sample_state *st)
  * sampler restarted): a segment a killed process left is one of them.
  */
 static void
-seed_leftover(int64 now_ms)
+seed_leftover(void)
 {
 	const history_entry *newest = NULL;
 
@@ -369,7 +369,7 @@ seed_leftover(int64 now_ms)
 	}
 	if (newest)
 		dsm_leftover_seed(&leftover, newest->u.sys.dsm_seen, newest->u.sys.dsm_seen_handle,
-						  HISTORY_DSM_SEEN, now_ms);
+						  HISTORY_DSM_SEEN, procmem_monotonic_ms());
 }
 
 /*
@@ -384,7 +384,7 @@ sum_dsm(sample_state *st)
 	dsm_member *m = palloc(sizeof(dsm_member) * Max(n, 1));
 	int64	   *mapped = palloc(sizeof(int64) * Max(n, 1));
 	int64	   *own = palloc(sizeof(int64) * Max(n, 1));
-	uint8	   *in_use = palloc(Max(st->dsm.n, 1));
+	uint8	   *in_use;
 	dsm_totals	totals;
 	int64		left_bytes;
 	int32		left_segments;
@@ -401,8 +401,15 @@ sum_dsm(sample_state *st)
 		m[i].mapped = &st->mapped[i + 1];
 		e->u.proc.dsm = e->u.proc.group_dsm = -1;
 	}
-	if (!st->dsm_known ||
-		dsm_groups_sum(&st->dsm, m, (int) n, (int64_t *) mapped, (int64_t *) own, &totals,
+	if (!st->dsm_known)
+		return;
+	/* the segments seen mapped before, whether they are still there (dsm.h) */
+	if (!leftover_seeded)
+		seed_leftover();
+	leftover_seeded = true;
+	dsm_leftover_recall(&leftover, st->dsm);
+	in_use = palloc(Max(st->dsm->n, 1));
+	if (dsm_groups_sum(st->dsm, m, (int) n, (int64_t *) mapped, (int64_t *) own, &totals,
 					   in_use) != 0)
 		return;
 	for (uint32 i = 0; i < n; i++)
@@ -410,10 +417,7 @@ sum_dsm(sample_state *st)
 		st->e[i + 1].u.proc.dsm = mapped[i];
 		st->e[i + 1].u.proc.group_dsm = own[i];
 	}
-	if (!leftover_seeded)
-		seed_leftover(st->at_ms);
-	leftover_seeded = true;
-	dsm_leftover_update(&leftover, &st->dsm, in_use, st->at_ms,
+	dsm_leftover_update(&leftover, st->dsm, in_use, st->at_ms,
 						(int64) dsm_leftover_after_s * 1000, &left_bytes, &left_segments);
 	sys->dsm_known = 1;
 	sys->dsm_segments = totals.segments;
@@ -422,7 +426,10 @@ sum_dsm(sample_state *st)
 	sys->dsm_shared_segments = totals.shared_segments;
 	sys->dsm_leftover = left_bytes;
 	sys->dsm_leftover_segments = left_segments;
-	(void) dsm_largest_in_use(&st->dsm, in_use, sys->dsm_seen, sys->dsm_seen_handle, HISTORY_DSM_SEEN);
+	(void) dsm_largest_in_use(st->dsm, in_use, sys->dsm_seen, sys->dsm_seen_handle, HISTORY_DSM_SEEN);
+	(void) dsm_leftover_largest(&leftover, st->dsm, st->at_ms, (int64) dsm_leftover_after_s * 1000,
+								sys->dsm_leftover_id, sys->dsm_leftover_handle, HISTORY_DSM_LEFTOVER);
+	sys->dsm_kind = st->dsm->kind;
 }
 
 /* The system entry: the machine and the server's cgroup */
@@ -534,8 +541,9 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 	last_method = opt.method;
 	procmem_reuse_begin(&st.reuse, st.at_ms);
 	/* the segments there are, before any process is read: those it maps are among them */
-	st.dsm_known = procmem_dsm_table_read(&st.dsm);
-	opt.dsm = st.dsm_known ? &st.dsm : NULL;
+	st.dsm = palloc(sizeof(dsm_table));
+	st.dsm_known = procmem_dsm_table_read(st.dsm);
+	opt.dsm = st.dsm_known ? st.dsm : NULL;
 	/* where /proc hides the server, the system figures only: said once */
 	if (procmem_check_proc_visible(hidden_said ? DEBUG1 : LOG))
 	{

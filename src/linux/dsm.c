@@ -8,11 +8,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+static int	by_id(const void *a, const void *b);
 
 static int
 add_segment(dsm_table *t, const dsm_segment *s)
@@ -38,6 +41,20 @@ add_segment(dsm_table *t, const dsm_segment *s)
 	}
 	t->seg[t->n++] = *s;
 	return 0;
+}
+
+/* Adds a segment where its id sorts (the table stays sorted); its index, or -1 */
+static int
+insert_segment(dsm_table *t, const dsm_segment *s)
+{
+	int			at;
+
+	if (add_segment(t, s) != 0)
+		return -1;
+	for (at = t->n - 1; at > 0 && t->seg[at - 1].id > s->id; at--)
+		t->seg[at] = t->seg[at - 1];
+	t->seg[at] = *s;
+	return at;
 }
 
 static int
@@ -177,6 +194,25 @@ sysv_line(void *arg, const char *line, size_t len)
 	(void) add_segment(r->t, &s);
 }
 
+/* posix: /dev/shm opened, its device noted; segments are learned, never listed */
+static int
+open_dir(dsm_table *t, const char *dir)
+{
+	struct stat dst;
+
+	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (t->dirfd < 0)
+		return -1;
+	if (fstat(t->dirfd, &dst) != 0)
+	{
+		close(t->dirfd);
+		t->dirfd = -1;
+		return -1;
+	}
+	t->dev = ((uint64_t) major(dst.st_dev) << 32) | minor(dst.st_dev);
+	return 0;
+}
+
 int
 dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix, uid_t uid,
 			   int64_t not_shmid)
@@ -187,7 +223,13 @@ dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 	t->n = 0;
 	t->truncated = 0;
 	t->dev = 0;
-	if (kind == DSM_KIND_POSIX || kind == DSM_KIND_MMAP)
+	t->dirfd = -1;
+	t->dir = dir;
+	t->prefix = prefix;
+	t->uid = uid;
+	if (kind == DSM_KIND_POSIX)
+		rc = open_dir(t, dir);
+	else if (kind == DSM_KIND_MMAP)
 		rc = read_dir(t, dir, prefix, uid);
 	else if (kind == DSM_KIND_SYSV)
 	{
@@ -208,8 +250,11 @@ dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 void
 dsm_table_free(dsm_table *t)
 {
+	if (t->dirfd >= 0)
+		close(t->dirfd);
 	free(t->seg);
 	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
 }
 
 int
@@ -245,6 +290,80 @@ dsm_table_match(const dsm_table *t, const procfs_vma *vma)
 	return i;
 }
 
+int
+dsm_table_wants_name(const dsm_table *t, const procfs_vma *vma)
+{
+	return t != NULL && t->kind == DSM_KIND_POSIX && t->dirfd >= 0 && !t->truncated &&
+		vma->shared && vma->inode != 0 && vma->dev == t->dev &&
+		dsm_table_find(t, vma->inode) < 0;
+}
+
+/*
+ * Adds the file name (in dir) as a segment if it is a regular file uid owns
+ * with inode id; its index, or -1
+ */
+static int
+learn_file(dsm_table *t, const char *name, uint64_t id)
+{
+	struct stat st;
+	dsm_segment s;
+
+	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		st.st_uid != t->uid || (uint64_t) st.st_ino != id)
+		return -1;
+	s.id = id;
+	s.bytes = (int64_t) st.st_blocks * 512;
+	s.size = (int64_t) st.st_size;
+	s.handle = name_handle(name + strlen(t->prefix));
+	return insert_segment(t, &s);
+}
+
+/* Whether name is a prefix followed by digits alone */
+static int
+segment_name(const char *name, size_t len, const char *prefix)
+{
+	size_t		pl = strlen(prefix);
+
+	if (len <= pl || len > pl + 10 || strncmp(name, prefix, pl) != 0)
+		return 0;
+	for (size_t i = pl; i < len; i++)
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+	return 1;
+}
+
+void
+dsm_table_learn(dsm_table *t, const procfs_vma *vma, const char *name, size_t len)
+{
+	size_t		dl;
+	char		base[64];
+
+	if (!dsm_table_wants_name(t, vma))
+		return;
+	/* "<dir>/<prefix><digits>" exactly: a " (deleted)" one can no longer be looked up */
+	dl = strlen(t->dir);
+	if (len <= dl + 1 || strncmp(name, t->dir, dl) != 0 || name[dl] != '/' ||
+		!segment_name(name + dl + 1, len - dl - 1, t->prefix) || len - dl - 1 >= sizeof(base))
+		return;
+	memcpy(base, name + dl + 1, len - dl - 1);
+	base[len - dl - 1] = '\0';
+	(void) learn_file(t, base, vma->inode);
+}
+
+int
+dsm_table_recall(dsm_table *t, uint64_t id, uint32_t handle)
+{
+	int			i = dsm_table_find(t, id);
+	char		base[64];
+
+	if (i >= 0)
+		return t->seg[i].handle == handle ? i : -1;
+	if (t->kind != DSM_KIND_POSIX || t->dirfd < 0 || t->truncated)
+		return -1;
+	snprintf(base, sizeof(base), "%s%u", t->prefix, (unsigned) handle);
+	return learn_file(t, base, id);
+}
+
 void
 dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma)
 {
@@ -264,7 +383,7 @@ dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma)
 
 typedef struct maps_reader
 {
-	const dsm_table *t;
+	dsm_table  *t;
 	dsm_mapped *m;
 } maps_reader;
 
@@ -273,11 +392,13 @@ maps_line(void *arg, const procfs_vma *vma)
 {
 	maps_reader *r = arg;
 
+	if (vma->path_len > 0)
+		dsm_table_learn(r->t, vma, vma->path, vma->path_len);
 	dsm_mapped_meet(r->m, r->t, vma);
 }
 
 procfs_result
-dsm_read_mapped(pid_t pid, const dsm_table *t, dsm_mapped *m)
+dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m)
 {
 	maps_reader r = {t, m};
 	procfs_result res;

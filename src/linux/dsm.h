@@ -18,6 +18,15 @@
  * A mapping is the segment's when its device and inode are the file's
  * (posix, mmap), or its inode is the segment's shmid and it is no longer
  * than the segment (sysv: the kernel names the mapping by the shmid).
+ *
+ * /dev/shm is every user's: listing it would cost what anyone makes it
+ * cost (a million files, a second a sample). So posix segments are learned
+ * from the mappings met: a shared mapping of a file on /dev/shm's device
+ * not yet in the table is looked up by the name the mapping gives, once a
+ * walk (dsm_table_learn()); and a segment seen before by its handle
+ * (dsm_table_recall()). The cost follows the segments the server maps.
+ * pg_dynshmem is the data directory's own, and System V segments are few
+ * (kernel.shmmni): those are listed.
  */
 #ifndef PROCMEM_DSM_H
 #define PROCMEM_DSM_H
@@ -53,6 +62,10 @@ typedef struct dsm_table
 	int			n;
 	int			cap;
 	int			truncated;		/* more than DSM_TABLE_MAX: the rest unknown */
+	int			dirfd;			/* posix: /dev/shm, to learn segments by name; -1 */
+	const char *dir;			/* ... its path ("/dev/shm") */
+	const char *prefix;			/* ... the names' ("PostgreSQL.") */
+	uid_t		uid;			/* ... their owner */
 } dsm_table;
 
 /* The most segments a table holds: PostgreSQL allows 64 + 5 per backend */
@@ -64,12 +77,13 @@ typedef struct dsm_table
 #define DSM_DIR_MAX		(1 << 20)
 
 /*
- * Reads the segments that exist now: files in dir (posix: "/dev/shm",
- * mmap: the data directory's pg_dynshmem) whose names start with prefix,
- * that uid owns and that are regular files (never a symlink followed); or
- * (sysv) the System V segments uid created, but not_shmid (the main
- * segment's). 0, or -1 when the directory or file could not be read (the
- * table is then empty).
+ * Starts a table of the segments: mmap, the files in dir (the data
+ * directory's pg_dynshmem) whose names start with prefix, that uid owns and
+ * that are regular files (never a symlink followed); sysv, the System V
+ * segments uid owns, but not_shmid (the main segment's); posix, none yet:
+ * dir ("/dev/shm") opened to learn them by name. 0, or -1 when the
+ * directory or file could not be read (the table is then empty, and
+ * learns nothing).
  */
 extern int	dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 						   uid_t uid, int64_t not_shmid);
@@ -85,6 +99,27 @@ extern int	dsm_table_find(const dsm_table *t, uint64_t id);
 /* The index of the segment a mapping maps, or -1 */
 extern int	dsm_table_match(const dsm_table *t, const procfs_vma *vma);
 
+/*
+ * posix: whether a mapping may be a segment the table has not learned (a
+ * shared mapping of a file on dir's device, not in the table): then its
+ * name is wanted for dsm_table_learn().
+ */
+extern int	dsm_table_wants_name(const dsm_table *t, const procfs_vma *vma);
+
+/*
+ * posix: adds the segment a mapping named name (as /proc/PID/maps prints
+ * it: "<dir>/<prefix><handle>") maps, when that file is a regular file uid
+ * owns with the mapping's inode (looked up without following a symlink).
+ */
+extern void dsm_table_learn(dsm_table *t, const procfs_vma *vma, const char *name, size_t len);
+
+/*
+ * Adds a segment known by its id and handle (seen before), if it still
+ * exists so: posix, the file <prefix><handle> with that inode; else a
+ * listed one. The index of the segment, or -1.
+ */
+extern int	dsm_table_recall(dsm_table *t, uint64_t id, uint32_t handle);
+
 /* The segments one process maps, by id (the table's order is not kept) */
 #define DSM_MAX_MAPPED	64
 
@@ -95,13 +130,17 @@ typedef struct dsm_mapped
 	uint64_t	id[DSM_MAX_MAPPED];
 } dsm_mapped;
 
-/* Adds the segment a mapping maps, if it maps one of the table's */
+/*
+ * Adds the segment a mapping maps, if it maps one of the table's (after
+ * dsm_table_learn(), where dsm_table_wants_name() said)
+ */
 extern void dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma);
 
 /*
- * The segments of the table a process maps, from its maps text: for where
- * no pagemap walk met its mappings (dsm_mapped_meet) already.
+ * The segments of the table a process maps, from its maps text (which
+ * names each mapping: posix segments are learned there): for where no
+ * pagemap walk met its mappings already.
  */
-extern procfs_result dsm_read_mapped(pid_t pid, const dsm_table *t, dsm_mapped *m);
+extern procfs_result dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m);
 
 #endif							/* PROCMEM_DSM_H */

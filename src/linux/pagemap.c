@@ -512,6 +512,32 @@ read_only_file(const procfs_vma *vma)
 		vma->readable;
 }
 
+static int	query_vma(int fd, uint64_t addr, struct procmap_query_abi *q, char *name, size_t name_size);
+
+/*
+ * A shared mapping: the DSM segment it maps, if any; a segment not yet
+ * learned is learned by the name the maps text gave, or PROCMAP_QUERY gives
+ * when asked (once a walk for each segment: dsm.h)
+ */
+static void
+meet_dsm(anon_reader *r, const procfs_vma *vma)
+{
+	dsm_table  *t = r->hints->dsm;
+
+	if (dsm_table_wants_name(t, vma))
+	{
+		struct procmap_query_abi q;
+		char		name[256];
+
+		if (vma->path_len > 0)
+			dsm_table_learn(t, vma, vma->path, vma->path_len);
+		else if (r->maps_fd >= 0 && query_vma(r->maps_fd, vma->start, &q, name, sizeof(name)) == 0 &&
+				 q.vma_start == vma->start && q.inode == vma->inode && q.vma_name_size > 0)
+			dsm_table_learn(t, vma, name, strnlen(name, sizeof(name)));
+	}
+	dsm_mapped_meet(r->hints->dsm_mapped, t, vma);
+}
+
 /*
  * Meets one mapping, in address order (NULL: the end): every one is
  * counted; a private one that can hold anonymous pages has them read. A
@@ -537,7 +563,7 @@ meet_vma(anon_reader *r, const procfs_vma *vma, int part)
 	}
 	r->anon->mappings++;
 	if (vma->shared && r->hints && r->hints->dsm)
-		dsm_mapped_meet(r->hints->dsm_mapped, r->hints->dsm, vma);
+		meet_dsm(r, vma);
 	if (read_only_file(vma))
 	{
 		r->pending = *vma;

@@ -56,8 +56,8 @@ typedef struct pagemap_hints
 	uint64_t	start_stack;
 	uint64_t	exe_ino;		/* the executable's inode; 0 if unknown */
 	uint64_t	exe_dev;		/* and its device, as procfs_vma.dev */
-	/* the DSM segments there are: those it maps go into *dsm_mapped */
-	const dsm_table *dsm;		/* NULL: not looked for */
+	/* the DSM segments there are (learned as met): those it maps go into *dsm_mapped */
+	dsm_table  *dsm;			/* NULL: not looked for */
 	dsm_mapped *dsm_mapped;
 } pagemap_hints;
 

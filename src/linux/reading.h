@@ -64,7 +64,7 @@ typedef struct procmem_options
 	bool		know_inherited;	/* inherited_fds was read */
 	uint64_t	inherited_fds[PROCFS_FD_BITS / 64];	/* the postmaster's fds */
 	/* the DSM segments there are, to find those it maps; NULL: not looked for */
-	const dsm_table *dsm;
+	dsm_table  *dsm;
 	/* test-only (walk.h): called after the reads, before the identity check */
 	void		(*after_reads) (pid_t pid);
 } procmem_options;

@@ -199,6 +199,33 @@ dsm_leftover_seed(dsm_leftover *l, const uint64_t *ids, const uint32_t *handles,
 }
 
 int
+dsm_leftover_largest(const dsm_leftover *l, const dsm_table *t, int64_t now_ms, int64_t after_ms,
+					 uint64_t *ids, uint32_t *handles, int n)
+{
+	uint8_t    *left = calloc((size_t) (t->n > 0 ? t->n : 1), 1);
+	int			k;
+
+	if (left == NULL)
+	{
+		memset(ids, 0, sizeof(uint64_t) * n);
+		memset(handles, 0, sizeof(uint32_t) * n);
+		return 0;
+	}
+	for (int i = 0; i < l->n; i++)
+	{
+		int			s = dsm_table_find(t, l->seen[i].id);
+
+		/* seen, not mapped since long enough (mapped now: last_mapped_ms is now) */
+		if (s >= 0 && t->seg[s].handle == l->seen[i].handle &&
+			now_ms - l->seen[i].last_mapped_ms >= after_ms)
+			left[s] = 1;
+	}
+	k = dsm_largest_in_use(t, left, ids, handles, n);
+	free(left);
+	return k;
+}
+
+int
 dsm_largest_in_use(const dsm_table *t, const uint8_t *in_use, uint64_t *ids, uint32_t *handles,
 				   int n)
 {
@@ -230,6 +257,13 @@ dsm_largest_in_use(const dsm_table *t, const uint8_t *in_use, uint64_t *ids, uin
 		}
 	}
 	return k;
+}
+
+void
+dsm_leftover_recall(const dsm_leftover *l, dsm_table *t)
+{
+	for (int i = 0; i < l->n; i++)
+		(void) dsm_table_recall(t, l->seen[i].id, l->seen[i].handle);
 }
 
 void

@@ -67,6 +67,13 @@ typedef struct dsm_leftover
 } dsm_leftover;
 
 /*
+ * Before a sample's sums: the segments seen mapped that still exist join
+ * the table (a posix segment nobody maps now is not learned from a mapping:
+ * dsm.h), so that dsm_leftover_update() can tell them.
+ */
+extern void dsm_leftover_recall(const dsm_leftover *l, dsm_table *t);
+
+/*
  * At a sample (now_ms, monotonic; in_use as dsm_groups_sum() set it):
  * remembers the segments mapped now, forgets those gone, and adds up those
  * left over into *bytes and *segments.
@@ -74,6 +81,14 @@ typedef struct dsm_leftover
 extern void dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
 								int64_t now_ms, int64_t after_ms, int64_t *bytes,
 								int32_t *segments);
+
+/*
+ * The n largest segments left over at the last dsm_leftover_update() (t
+ * the same table), largest first, into ids and handles; the rest 0.
+ * Returns how many.
+ */
+extern int	dsm_leftover_largest(const dsm_leftover *l, const dsm_table *t, int64_t now_ms,
+								 int64_t after_ms, uint64_t *ids, uint32_t *handles, int n);
 extern void dsm_leftover_free(dsm_leftover *l);
 
 /*

@@ -37,6 +37,8 @@
 
 /* The segments a sample names (history_system.dsm_seen) */
 #define HISTORY_DSM_SEEN	16
+/* ... and the left over ones it names */
+#define HISTORY_DSM_LEFTOVER	4
 
 /* A figure that could not be read is negative, as everywhere */
 #define HISTORY_NO_SCORE	INT32_MIN
@@ -190,6 +192,11 @@ typedef struct history_system
 	 */
 	uint64_t	dsm_seen[HISTORY_DSM_SEEN];
 	uint32_t	dsm_seen_handle[HISTORY_DSM_SEEN];
+	/* the largest of those left over, to name them: id and handle, 0: none */
+	uint64_t	dsm_leftover_id[HISTORY_DSM_LEFTOVER];
+	uint32_t	dsm_leftover_handle[HISTORY_DSM_LEFTOVER];
+	int32_t		dsm_kind;		/* dsm_kind (dsm.h): how they are named */
+	int32_t		pad2;
 } history_system;
 
 typedef struct history_entry

@@ -14,17 +14,22 @@
 #include "server/dsm_segments.h"
 #include "server/members.h"
 
+static void
+free_table(void *arg)
+{
+	dsm_table_free((dsm_table *) arg);
+}
+
 bool
 procmem_dsm_table_read(dsm_table *t)
 {
-	dsm_table	read;
+	MemoryContextCallback *cb;
 	dsm_kind	kind;
 	const char *dir = NULL;
 	const char *prefix = NULL;
-	int			rc;
 
 	memset(t, 0, sizeof(*t));
-	memset(&read, 0, sizeof(read));
+	t->dirfd = -1;
 	switch (dynamic_shared_memory_type)
 	{
 		case DSM_IMPL_POSIX:
@@ -44,18 +49,13 @@ procmem_dsm_table_read(dsm_table *t)
 		default:
 			return false;
 	}
+	/* malloc'd (plain C) and learned into during the walk: freed with the context, an ERROR too */
+	cb = palloc(sizeof(MemoryContextCallback));
+	cb->func = free_table;
+	cb->arg = t;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	/* the main segment's small System V segment is not a DSM segment */
-	rc = dsm_table_read(&read, kind, dir, prefix, geteuid(), (int64_t) UsedShmemSegID);
-	*t = read;
-	t->seg = NULL;
-	t->cap = 0;
-	if (read.n > 0)
-	{
-		t->seg = palloc(sizeof(dsm_segment) * read.n);
-		memcpy(t->seg, read.seg, sizeof(dsm_segment) * read.n);
-	}
-	dsm_table_free(&read);
-	return rc == 0;
+	return dsm_table_read(t, kind, dir, prefix, geteuid(), (int64_t) UsedShmemSegID) == 0;
 }
 
 procmem_leader *

@@ -10,10 +10,11 @@
 #include "linux/dsm.h"
 
 /*
- * The segments of the server's dynamic_shared_memory_type that exist now,
- * the table's array in the current memory context (nothing to free on an
- * ERROR). False when there are none to look for (the type is none) or they
- * could not be listed: then the table is empty and every figure unknown.
+ * Starts the table of the segments of the server's dynamic_shared_memory_type
+ * (dsm.h: posix segments are learned as the walk meets them), freed when the
+ * current memory context is reset or deleted (an ERROR too). False when
+ * there are none to look for (the type is none) or they could not be read:
+ * then the table is empty and every figure unknown.
  */
 extern bool procmem_dsm_table_read(dsm_table *t);
 

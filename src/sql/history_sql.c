@@ -14,11 +14,13 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "storage/dsm_impl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "history/crashes.h"
 #include "history/history_ring.h"
+#include "linux/dsm.h"
 #include "rules/pressure.h"
 #include "server/contexts.h"
 #include "server/rows.h"
@@ -39,7 +41,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 #define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 4)	/* reused .. group_dsm */
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESSES_NCOLS_V1_3};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
-#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 11)	/* pressure .. dsm_leftover_segments */
+#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 12)	/* pressure .. dsm_leftover_names */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
 #define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 8)	/* exited_at .. parallel_dsm */
@@ -151,6 +153,33 @@ put_process(Datum *values, bool *nulls, int i, const history_entry *e)
 	return i;
 }
 
+/*
+ * The names of the largest DSM segments left over (a text[]: where to look
+ * for them), NULL when none
+ */
+static void
+put_leftover_names(Datum *values, bool *nulls, int i, const history_system *s)
+{
+	Datum		names[HISTORY_DSM_LEFTOVER];
+	int			n = 0;
+
+	for (int k = 0; k < HISTORY_DSM_LEFTOVER && s->dsm_known; k++)
+	{
+		if (s->dsm_leftover_id[k] == 0)
+			continue;
+		if (s->dsm_kind == DSM_KIND_POSIX)
+			names[n++] = CStringGetTextDatum(psprintf("/dev/shm/PostgreSQL.%u", s->dsm_leftover_handle[k]));
+		else if (s->dsm_kind == DSM_KIND_MMAP)
+			names[n++] = CStringGetTextDatum(psprintf("%s/%s%u", PG_DYNSHMEM_DIR, PG_DYNSHMEM_MMAP_FILE_PREFIX,
+													  s->dsm_leftover_handle[k]));
+		else if (s->dsm_kind == DSM_KIND_SYSV)
+			names[n++] = CStringGetTextDatum(psprintf("System V shmid %llu",
+													  (unsigned long long) s->dsm_leftover_id[k]));
+	}
+	nulls[i] = n == 0;
+	values[i] = n == 0 ? (Datum) 0 : build_array(names, n, TEXTOID);
+}
+
 /* The columns of one system entry, from i on; returns the next column */
 static int
 put_system(Datum *values, bool *nulls, int i, const history_entry *e)
@@ -183,6 +212,7 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_shared : -1);
 	put_int4(values, nulls, i++, s->dsm_leftover_segments, !s->dsm_known);
 	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_leftover : -1);
+	put_leftover_names(values, nulls, i++, s);
 	return i;
 }
 

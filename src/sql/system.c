@@ -133,7 +133,8 @@ static bool
 dsm_usage(int64 *count, int64 *bytes)
 {
 	procmem_members m;
-	dsm_table	t;
+	/* in the context: its reset frees what the table holds (dsm_segments.h) */
+	dsm_table  *t = palloc(sizeof(dsm_table));
 	pid_t	   *pids;
 	int			n, nmembers = 0;
 	dsm_member *members;
@@ -142,7 +143,7 @@ dsm_usage(int64 *count, int64 *bytes)
 	dsm_totals	totals;
 	bool		known;
 
-	if (!procmem_dsm_table_read(&t))
+	if (!procmem_dsm_table_read(t))
 		return false;
 	procmem_members_begin(&m);
 	pids = procmem_candidates(&n);
@@ -161,7 +162,7 @@ dsm_usage(int64 *count, int64 *bytes)
 		if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 			continue;
 		/* a segment only it maps would be missed */
-		if (dsm_read_mapped(pids[i], &t, &mapped[nmembers]) == PROCFS_UNREADABLE)
+		if (dsm_read_mapped(pids[i], t, &mapped[nmembers]) == PROCFS_UNREADABLE)
 			known = false;
 		members[nmembers].group = pids[i];
 		members[nmembers].mapped = &mapped[nmembers];
@@ -170,13 +171,13 @@ dsm_usage(int64 *count, int64 *bytes)
 	procmem_members_end(&m);
 	each = palloc(sizeof(int64) * Max(nmembers, 1));
 	own = palloc(sizeof(int64) * Max(nmembers, 1));
-	known = known && dsm_groups_sum(&t, members, nmembers, (int64_t *) each, (int64_t *) own,
+	known = known && dsm_groups_sum(t, members, nmembers, (int64_t *) each, (int64_t *) own,
 									&totals, NULL) == 0;
 	if (known)
 	{
 		*count = totals.segments;
 		*bytes = totals.mapped;
-		if (t.kind == DSM_KIND_MMAP)
+		if (t->kind == DSM_KIND_MMAP)
 		{
 			*count += totals.unmapped_segments;
 			*bytes += totals.unmapped;

@@ -79,12 +79,12 @@ test_posix_files(void)
 	pagemap_anon anon;
 	pagemap_hints hints = {0};
 	struct stat st;
-	void	   *shared, *private;
+	void	   *shared, *private, *other;
 	int			fd, i;
 
 	if (mkdtemp(dir) == NULL)
 	{
-		skip(9, "no /dev/shm");
+		skip(11, "no /dev/shm");
 		return;
 	}
 	make_file(dir, "PostgreSQL.1234", 1 << 20);
@@ -95,49 +95,73 @@ test_posix_files(void)
 	snprintf(path, sizeof(path), "%s/PostgreSQL.99", dir);
 	if (symlink(target, path) != 0)
 		perror(path);
-	ok(dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1) == 0 && t.n == 2 &&
-	   find_handle(&t, 1234) >= 0 && find_handle(&t, 77) >= 0 && find_handle(&t, 99) < 0 && !t.truncated,
-	   "posix: the files with the prefix, not a symlink to another");
-	snprintf(path, sizeof(path), "%s/PostgreSQL.1234", dir);
-	stat(path, &st);
-	i = find_handle(&t, 1234);
-	ok(i >= 0 && t.seg[i].id == (uint64_t) st.st_ino && t.seg[i].bytes == (int64_t) st.st_blocks * 512 &&
-	   t.seg[i].bytes >= (1 << 20) && t.seg[i].size == (1 << 20),
-	   "posix: a segment's inode, allocated bytes and size");
-	ok(dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid() + 1, -1) == 0 && t.n == 0,
-	   "posix: another user's files are not the server's");
-	ok(dsm_table_read(&t, DSM_KIND_POSIX, "/nonexistent", "PostgreSQL.", getuid(), -1) != 0 && t.n == 0,
-	   "posix: no directory: unknown, an empty table");
+	ok(dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1) == 0 && t.n == 0 && t.dirfd >= 0,
+	   "posix: nothing listed: segments are learned from the mappings met");
+	ok(dsm_table_read(&t, DSM_KIND_POSIX, "/nonexistent", "PostgreSQL.", getuid(), -1) != 0 && t.n == 0 &&
+	   t.dirfd < 0, "posix: no directory: unknown, an empty table");
 	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 
-	/* this process maps one segment shared, another privately */
+	/* this process maps one segment shared, another privately, and the symlink's target shared */
+	snprintf(path, sizeof(path), "%s/PostgreSQL.1234", dir);
+	stat(path, &st);
 	fd = open(path, O_RDWR);
 	shared = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/PostgreSQL.99", dir);
+	fd = open(path, O_RDWR);
+	other = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	snprintf(path, sizeof(path), "%s/PostgreSQL.77", dir);
 	fd = open(path, O_RDWR);
 	private = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
-	ok(shared != MAP_FAILED && private != MAP_FAILED &&
-	   dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 1 && m.id[0] == t.seg[find_handle(&t, 1234)].id &&
-	   !m.more, "mapped: a shared mapping of a segment is found, a private one is not");
+	ok(shared != MAP_FAILED && private != MAP_FAILED && other != MAP_FAILED &&
+	   dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 1 && t.n == 1 && find_handle(&t, 1234) == 0 &&
+	   m.id[0] == t.seg[0].id && !m.more,
+	   "mapped: a shared mapping of a segment is found and learned; a private one is not, nor a file "
+	   "mapped through a symlink of the segments' names (its mapping names the target)");
+	ok(t.seg[0].id == (uint64_t) st.st_ino && t.seg[0].bytes == (int64_t) st.st_blocks * 512 &&
+	   t.seg[0].bytes >= (1 << 20) && t.seg[0].size == (1 << 20),
+	   "posix: a segment's inode, allocated bytes and size");
+	dsm_table_free(&t);
+	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 	memset(&m, 0, sizeof(m));
 	hints.dsm = &t;
 	hints.dsm_mapped = &m;
-	ok(pagemap_read_anon(getpid(), 0, &hints, &anon) == PROCFS_OK && m.n == 1 &&
+	ok(pagemap_read_anon(getpid(), 0, &hints, &anon) == PROCFS_OK && m.n == 1 && t.n == 1 &&
 	   m.id[0] == t.seg[find_handle(&t, 1234)].id,
-	   "mapped: the pagemap walk finds the same in its pass over the mappings");
+	   "mapped: the pagemap walk finds and learns the same in its pass over the mappings");
+	dsm_table_free(&t);
+	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 	memset(&m, 0, sizeof(m));
 	ok(pagemap_read_anon(getpid(), PAGEMAP_NO_PROCMAP_QUERY, &hints, &anon) == PROCFS_OK &&
-	   m.n == 1, "mapped: and so does its reading of the maps text");
+	   m.n == 1 && t.n == 1, "mapped: and so does its reading of the maps text");
 	ok(dsm_read_mapped(999999999, &t, &m) == PROCFS_GONE && m.n == -1,
 	   "mapped: no such process: gone, its segments unknown");
+	snprintf(path, sizeof(path), "%s/PostgreSQL.77", dir);
+	stat(path, &st);
+	i = dsm_table_recall(&t, (uint64_t) st.st_ino, 77);
+	ok(i >= 0 && t.n == 2 && t.seg[i].handle == 77 && dsm_table_recall(&t, (uint64_t) st.st_ino, 77) == i &&
+	   dsm_table_recall(&t, (uint64_t) st.st_ino, 78) < 0 && dsm_table_recall(&t, (uint64_t) st.st_ino + 1, 76) < 0,
+	   "recall: a segment seen before, by its handle and inode, mapped or not; not by another handle or inode");
+	snprintf(path, sizeof(path), "%s/other.5", dir);
+	stat(path, &st);
+	ok(dsm_table_recall(&t, (uint64_t) st.st_ino, 99) < 0 && t.n == 2,
+	   "recall: never through a symlink of a segment's name");
+	dsm_table_free(&t);
+	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid() + 1, -1);
+	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0 && t.n == 0,
+	   "posix: another user's files are not the server's");
+	dsm_table_free(&t);
+	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 	t.dev ^= 1;
 	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0,
 	   "mapped: a file of that inode on another device is not a segment");
+	munmap(other, 8192);
 	munmap(shared, 1 << 20);
 	munmap(private, 4096);
 	dsm_table_free(&t);
+	snprintf(path, sizeof(path), "%s/PostgreSQL.77", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/PostgreSQL.1234", dir);
 	unlink(path);
@@ -189,7 +213,7 @@ test_sysv_segment(void)
 static dsm_table
 four_segments(dsm_segment *seg)
 {
-	dsm_table	t = {DSM_KIND_POSIX, 0, seg, 4, 4, 0};
+	dsm_table	t = {.kind = DSM_KIND_MMAP, .seg = seg, .n = 4, .cap = 4, .dirfd = -1};
 
 	for (int i = 0; i < 4; i++)
 	{
