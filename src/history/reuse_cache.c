@@ -144,7 +144,10 @@ procmem_reuse_remember(procmem_cached *c, const history_process *p, const char *
 	{
 		c->dsm_n = mapped->n;
 		for (int k = 0; k < mapped->n; k++)
+		{
 			c->dsm_id[k] = mapped->id[k];
+			c->dsm_handle[k] = mapped->handle[k];
+		}
 	}
 }
 
@@ -154,7 +157,10 @@ procmem_reuse_mapped(const procmem_cached *c, dsm_mapped *mapped)
 	mapped->more = 0;
 	mapped->n = c->dsm_n >= 0 ? c->dsm_n : -1;
 	for (int k = 0; k < mapped->n; k++)
+	{
 		mapped->id[k] = c->dsm_id[k];
+		mapped->handle[k] = c->dsm_handle[k];
+	}
 }
 
 void

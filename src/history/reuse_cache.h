@@ -31,6 +31,7 @@ typedef struct procmem_cached
 	/* the DSM segments it maps: it maps no other while it does not run */
 	int32		dsm_n;			/* -1: unknown; PROCMEM_CACHED_NO_REUSE: too many to keep */
 	uint64		dsm_id[PROCMEM_CACHED_DSM];
+	uint32		dsm_handle[PROCMEM_CACHED_DSM];
 } procmem_cached;
 
 /* What pg_procmem.check_reuse compares, over one sample */

@@ -403,7 +403,14 @@ sum_dsm(sample_state *st)
 	}
 	if (!st->dsm_known)
 		return;
-	/* the segments seen mapped before, whether they are still there (dsm.h) */
+	/*
+	 * The segments reused figures map, and those seen mapped before: a
+	 * posix segment is learned from a mapping the walk met (dsm.h), and
+	 * where every process mapping it was reused, none was met
+	 */
+	for (uint32 i = 0; i < n; i++)
+		for (int k = 0; k < st->mapped[i + 1].n; k++)
+			(void) dsm_table_recall(st->dsm, st->mapped[i + 1].id[k], st->mapped[i + 1].handle[k]);
 	if (!leftover_seeded)
 		seed_leftover();
 	leftover_seeded = true;

@@ -378,7 +378,10 @@ dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma)
 	if (m->n == DSM_MAX_MAPPED)
 		m->more = 1;
 	else
-		m->id[m->n++] = t->seg[i].id;
+	{
+		m->id[m->n] = t->seg[i].id;
+		m->handle[m->n++] = t->seg[i].handle;
+	}
 }
 
 typedef struct maps_reader

@@ -128,6 +128,7 @@ typedef struct dsm_mapped
 	int			n;				/* -1: its mappings could not be read */
 	int			more;			/* it maps more than DSM_MAX_MAPPED */
 	uint64_t	id[DSM_MAX_MAPPED];
+	uint32_t	handle[DSM_MAX_MAPPED];	/* for dsm_table_recall() from a kept reading */
 } dsm_mapped;
 
 /*
