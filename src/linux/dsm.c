@@ -148,28 +148,35 @@ next_number(const char **p, const char *end, uint64_t *v)
 }
 
 int
-dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid)
+dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid, uint64_t *cuid)
 {
 	/* key shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap */
 	uint64_t	f[16];
 	const char *p = line;
 	const char *end = line + len;
+	int			negative = 0;
 
-	/* the key is signed (IPC_PRIVATE 0; a key can print negative) */
+	/* the key is a signed int (IPC_PRIVATE 0; a key can print negative) */
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	if (p < end && *p == '-')
+	{
+		negative = 1;
 		p++;
+	}
 	for (int i = 0; i < 16; i++)
 		if (next_number(&p, end, &f[i]) != 0)
 			return -1;
 	if (f[3] > INT64_MAX || f[14] > INT64_MAX)
 		return -1;
+	if (f[0] > UINT32_MAX)
+		return -1;
 	seg->id = f[1];
-	seg->handle = (uint32_t) f[0];
+	seg->handle = negative ? (uint32_t) (0u - (uint32_t) f[0]) : (uint32_t) f[0];
 	seg->size = (int64_t) f[3];
 	seg->bytes = (int64_t) f[14];
 	*uid = f[7];
+	*cuid = f[9];
 	return 0;
 }
 
@@ -177,7 +184,7 @@ typedef struct sysv_reader
 {
 	dsm_table  *t;
 	uid_t		uid;
-	int64_t		not_shmid;
+	int64_t		not_key;
 } sysv_reader;
 
 static void
@@ -185,11 +192,14 @@ sysv_line(void *arg, const char *line, size_t len)
 {
 	sysv_reader *r = arg;
 	dsm_segment s;
-	uint64_t	uid;
+	uint64_t	uid, cuid;
 
-	/* the header line does not parse */
-	if (dsm_parse_sysv_line(line, len, &s, &uid) != 0 || uid != (uint64_t) r->uid ||
-		(r->not_shmid >= 0 && s.id == (uint64_t) r->not_shmid))
+	/*
+	 * The header line does not parse. Owned and made by the server's user:
+	 * a segment another user made and gave it is not one of its segments
+	 */
+	if (dsm_parse_sysv_line(line, len, &s, &uid, &cuid) != 0 || uid != (uint64_t) r->uid ||
+		cuid != (uint64_t) r->uid || (r->not_key >= 0 && s.handle == (uint32_t) r->not_key))
 		return;
 	(void) add_segment(r->t, &s);
 }
@@ -215,14 +225,12 @@ open_dir(dsm_table *t, const char *dir)
 
 int
 dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix, uid_t uid,
-			   int64_t not_shmid)
+			   int64_t not_key)
 {
 	int			rc = -1;
 
+	memset(t, 0, sizeof(*t));
 	t->kind = kind;
-	t->n = 0;
-	t->truncated = 0;
-	t->dev = 0;
 	t->dirfd = -1;
 	t->dir = dir;
 	t->prefix = prefix;
@@ -233,7 +241,7 @@ dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 		rc = read_dir(t, dir, prefix, uid);
 	else if (kind == DSM_KIND_SYSV)
 	{
-		sysv_reader r = {t, uid, not_shmid};
+		sysv_reader r = {t, uid, not_key};
 
 		rc = procfs_read_path_lines("/proc/sysvipc/shm", sysv_line, &r) == PROCFS_OK ? 0 : -1;
 	}
@@ -243,7 +251,16 @@ dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
 		rc = -1;
 	}
 	else if (t->n > 1)
+	{
+		int			w = 0;
+
 		qsort(t->seg, (size_t) t->n, sizeof(dsm_segment), by_id);
+		/* two names of one file (a hard link) are one segment: the first name's */
+		for (int i = 1; i < t->n; i++)
+			if (t->seg[i].id != t->seg[w].id)
+				t->seg[++w] = t->seg[i];
+		t->n = w + 1;
+	}
 	return rc;
 }
 

@@ -80,18 +80,20 @@ typedef struct dsm_table
  * Starts a table of the segments: mmap, the files in dir (the data
  * directory's pg_dynshmem) whose names start with prefix, that uid owns and
  * that are regular files (never a symlink followed); sysv, the System V
- * segments uid owns, but not_shmid (the main segment's); posix, none yet:
+ * segments uid made and owns, but the one of key not_key (the main
+ * segment's, UsedShmemSegID; -1: none); posix, none yet:
  * dir ("/dev/shm") opened to learn them by name. 0, or -1 when the
  * directory or file could not be read (the table is then empty, and
- * learns nothing).
+ * learns nothing). Whatever *t held is not freed: dsm_table_free() it first.
  */
 extern int	dsm_table_read(dsm_table *t, dsm_kind kind, const char *dir, const char *prefix,
-						   uid_t uid, int64_t not_shmid);
+						   uid_t uid, int64_t not_key);
 /* (A table that would pass DSM_TABLE_MAX or DSM_DIR_MAX is -1 too: unknown, not short.) */
 extern void dsm_table_free(dsm_table *t);
 
-/* Parses one line of /proc/sysvipc/shm into *seg (uid: its creator); 0 on success */
-extern int	dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid);
+/* Parses one line of /proc/sysvipc/shm into *seg (its key the handle; uid its owner, cuid its creator); 0 on success */
+extern int	dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid,
+								uint64_t *cuid);
 
 /* The index of the segment with this id, or -1 */
 extern int	dsm_table_find(const dsm_table *t, uint64_t id);
@@ -126,7 +128,7 @@ extern int	dsm_table_recall(dsm_table *t, uint64_t id, uint32_t handle);
 typedef struct dsm_mapped
 {
 	int			n;				/* -1: its mappings could not be read */
-	int			more;			/* it maps more than DSM_MAX_MAPPED */
+	int			more;			/* it maps more than DSM_MAX_MAPPED: its own figure unknown */
 	uint64_t	id[DSM_MAX_MAPPED];
 	uint32_t	handle[DSM_MAX_MAPPED];	/* for dsm_table_recall() from a kept reading */
 } dsm_mapped;

@@ -56,14 +56,16 @@ dsm_groups_sum(const dsm_table *t, const dsm_member *m, int n, int64_t *mapped,
 		g[ng].known = mp->n >= 0;
 		g[ng].own = 0;
 		ng++;
-		mapped[i] = mp->n >= 0 ? 0 : -1;
+		/* more than it could keep: its own figure unknown, what it kept still tells whose */
+		mapped[i] = mp->n >= 0 && !mp->more ? 0 : -1;
 		for (int k = 0; k < mp->n; k++)
 		{
 			int			s = dsm_table_find(t, mp->id[k]);
 
 			if (s < 0)
 				continue;
-			mapped[i] += t->seg[s].bytes;
+			if (!mp->more)
+				mapped[i] += t->seg[s].bytes;
 			if (owner[s] == 0)
 				owner[s] = m[i].group;
 			else if (owner[s] != m[i].group)

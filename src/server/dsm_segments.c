@@ -54,8 +54,8 @@ procmem_dsm_table_read(dsm_table *t)
 	cb->func = free_table;
 	cb->arg = t;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	/* the main segment's small System V segment is not a DSM segment */
-	return dsm_table_read(t, kind, dir, prefix, geteuid(), (int64_t) UsedShmemSegID) == 0;
+	/* the main segment's small System V segment (its key: UsedShmemSegID) is not a DSM segment */
+	return dsm_table_read(t, kind, dir, prefix, geteuid(), (int64_t) (uint32) UsedShmemSegID) == 0;
 }
 
 procmem_leader *

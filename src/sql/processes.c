@@ -146,6 +146,7 @@ typedef struct process_rows
 	int			(*put_tail) (Datum *values, bool *nulls, int i, const procmem_reading *s);
 	/* the DSM columns: the segments there are; NULL for a shape without them */
 	dsm_table  *dsm;
+	bool		dsm_known;		/* ... could be read: else every DSM figure NULL */
 	bool		hold;			/* rows wait for every process (group_dsm) */
 	held_row   *held;
 	int			nheld;
@@ -223,7 +224,7 @@ emit_row(void *dest, pid_t pid, procmem_membership kind,
 
 	Assert(rows->ncols <= PROCESSES_NCOLS);
 	o.want_cmdline = rows->want_title && kind == MEMBER_CHILD;
-	o.dsm = rows->dsm;
+	o.dsm = rows->dsm_known ? rows->dsm : NULL;
 	if (!procmem_read_member(pid, kind, id, &o, &s))
 		return false;
 
@@ -277,7 +278,7 @@ processes_start(FunctionCallInfo fcinfo, bool hold)
 	if (rows.rsinfo->setDesc->natts >= PROCESSES_NCOLS_V1_3)
 	{
 		rows.dsm = palloc(sizeof(dsm_table));
-		(void) procmem_dsm_table_read(rows.dsm);
+		rows.dsm_known = procmem_dsm_table_read(rows.dsm);
 		rows.hold = hold;
 		if (hold)
 			rows.leaders = procmem_leaders(&rows.nleaders);

@@ -8,11 +8,16 @@
  * within its resident, the moved pages by kind their sum, a memory.stat
  * figure is a number or none (-1) or invalid (-2); what a backend holds
  * from statm is -1 or resident minus shared, as procfs_parse_statm() reads it.
+ * The input as a line of /proc/sysvipc/shm (a parsed segment has no negative
+ * size), and a maps line's mapping offered to a posix DSM table to learn by
+ * its name in an empty directory (dsm.h: it learns nothing, and a process's
+ * segments stay none).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/dsm.h"
 #include "linux/pagemap.h"
 #include "linux/procfs.h"
 #include "linux/sysmem.h"
@@ -32,7 +37,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_schedstat ss;
 	procfs_statm sm;
 	pressure_cgroup_stat cs;
-	uint64_t	anon, file;
+	uint64_t	anon, file, uid, cuid;
+	dsm_segment seg;
+	static char dir[] = "/tmp/procmem-fuzz-dsm-XXXXXX";
+	static int	made;
 
 	if (procfs_parse_stat(s, size, &st) == 0 && (st.ppid < 0 || st.threads < 0))
 		abort();
@@ -66,7 +74,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		(void) pagemap_vma_wanted(&vma, 0);
 		(void) pagemap_vma_wanted(&vma, 1);
+		if (!made)
+			made = mkdtemp(dir) != NULL;
+		if (made)
+		{
+			dsm_table	t;
+			dsm_mapped	m = {0};
+
+			if (dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1) == 0)
+			{
+				vma.shared = 1;
+				vma.dev = t.dev;
+				dsm_table_learn(&t, &vma, vma.path, vma.path_len);
+				dsm_mapped_meet(&m, &t, &vma);
+				if (t.n != 0 || m.n != 0)
+					abort();
+			}
+			dsm_table_free(&t);
+		}
 	}
+	if (dsm_parse_sysv_line(s, size, &seg, &uid, &cuid) == 0 && (seg.size < 0 || seg.bytes < 0))
+		abort();
 	v = sysmem_parse_limit(s, size);
 	if (v < -2)
 		abort();

@@ -113,9 +113,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void) history_format_check_header(buf, size);
 	while (history_format_next(buf, size, &off, &rec, &payload) == HF_OK)
 	{
-		/* a crash row is as long as the header says (1.2.0's were shorter) */
+		/* a crash row and an entry are as long as the header says (1.2.0's were shorter) */
 		size_t		len = rec->kind == RECORD_CRASH && rec->count == 1 ?
-			history_format_crash_size(buf, size) : history_record_payload(rec->kind, rec->count);
+			history_format_crash_size(buf, size) :
+			rec->kind == RECORD_SAMPLE ? (size_t) rec->count * history_format_entry_size(buf, size) :
+			history_record_payload(rec->kind, rec->count);
 
 		if (payload < buf || payload + len > buf + size || (const char *) rec + sizeof(*rec) != payload ||
 			payload + len != buf + off)

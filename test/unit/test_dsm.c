@@ -29,17 +29,17 @@ test_sysv_line(void)
 	const char *line = "1534857828      98309   600              2097152  4242  4243      3   109   117   109   117 1764400000 1764400001 1764399999               1052672                 4096";
 	const char *negative = "-559038737         17   600                 4096  1 1 1  0 0 0 0 0 0 0 4096 0";
 	dsm_segment s;
-	uint64_t	uid;
+	uint64_t	uid, cuid;
 
-	ok(dsm_parse_sysv_line(header, strlen(header), &s, &uid) != 0, "sysv: the header line is no segment");
-	ok(dsm_parse_sysv_line(line, strlen(line), &s, &uid) == 0 && s.id == 98309 && s.size == 2097152 &&
-	   s.bytes == 1052672 && uid == 109 && s.handle == 1534857828u,
-	   "sysv: a segment's shmid, size, resident bytes (rss), owner and key");
-	ok(dsm_parse_sysv_line(negative, strlen(negative), &s, &uid) == 0 && s.id == 17 && s.bytes == 4096,
-	   "sysv: a key printed negative parses");
-	ok(dsm_parse_sysv_line(line, 60, &s, &uid) != 0, "sysv: a line cut short is none");
-	ok(dsm_parse_sysv_line("1 2 600 4096 1 1 1 0 0 0 0 0 0 0 4096x 0", 40, &s, &uid) != 0 &&
-	   dsm_parse_sysv_line("1 2 600 4096 1 1 1 0 0 0 0 0 0 0 4096x 0", 41, &s, &uid) != 0,
+	ok(dsm_parse_sysv_line(header, strlen(header), &s, &uid, &cuid) != 0, "sysv: the header line is no segment");
+	ok(dsm_parse_sysv_line(line, strlen(line), &s, &uid, &cuid) == 0 && s.id == 98309 && s.size == 2097152 &&
+	   s.bytes == 1052672 && uid == 109 && cuid == 109 && s.handle == 1534857828u,
+	   "sysv: a segment's shmid, size, resident bytes (rss), owner, creator and key");
+	ok(dsm_parse_sysv_line(negative, strlen(negative), &s, &uid, &cuid) == 0 && s.id == 17 && s.bytes == 4096 &&
+	   s.handle == 0xdeadbeefu, "sysv: a key printed negative is the same 32 bits as PostgreSQL's /SYSV%%08x name");
+	ok(dsm_parse_sysv_line(line, 60, &s, &uid, &cuid) != 0, "sysv: a line cut short is none");
+	ok(dsm_parse_sysv_line("1 2 600 4096 1 1 1 0 0 0 0 0 0 0 4096x 0", 40, &s, &uid, &cuid) != 0 &&
+	   dsm_parse_sysv_line("1 2 600 4096 1 1 1 0 0 0 0 0 0 0 4096x 0", 41, &s, &uid, &cuid) != 0,
 	   "sysv: a field that is not a number is none");
 }
 
@@ -97,8 +97,10 @@ test_posix_files(void)
 		perror(path);
 	ok(dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1) == 0 && t.n == 0 && t.dirfd >= 0,
 	   "posix: nothing listed: segments are learned from the mappings met");
+	dsm_table_free(&t);
 	ok(dsm_table_read(&t, DSM_KIND_POSIX, "/nonexistent", "PostgreSQL.", getuid(), -1) != 0 && t.n == 0 &&
 	   t.dirfd < 0, "posix: no directory: unknown, an empty table");
+	dsm_table_free(&t);
 	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 
 	/* this process maps one segment shared, another privately, and the symlink's target shared */
@@ -171,11 +173,39 @@ test_posix_files(void)
 	rmdir(dir);
 }
 
+/* mmap: the data directory's pg_dynshmem is listed; a hard link is the same segment */
+static void
+test_mmap_files(void)
+{
+	char		dir[] = "/tmp/procmem-dsm-XXXXXX";
+	char		a[600], b[600];
+	dsm_table	t = {0};
+
+	if (mkdtemp(dir) == NULL)
+	{
+		skip(1, "no temporary directory");
+		return;
+	}
+	make_file(dir, "mmap.5", 8192);
+	snprintf(a, sizeof(a), "%s/mmap.5", dir);
+	snprintf(b, sizeof(b), "%s/mmap.6", dir);
+	if (link(a, b) != 0)
+		perror(b);
+	ok(dsm_table_read(&t, DSM_KIND_MMAP, dir, "mmap.", getuid(), -1) == 0 && t.n == 1 && t.seg[0].size == 8192,
+	   "mmap: the files listed; two names of one file are one segment");
+	dsm_table_free(&t);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
 static void
 test_sysv_segment(void)
 {
+	/* the main segment's stand-in has a key (PostgreSQL's: the data directory's inode) */
+	key_t		main_key = (key_t) (0x5eed0000 + (getpid() & 0xffff));
 	int			id = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
-	int			other = shmget(IPC_PRIVATE, 1 << 16, IPC_CREAT | 0600);
+	int			other = shmget(main_key, 1 << 16, IPC_CREAT | IPC_EXCL | 0600);
 	char	   *p, *q;
 	dsm_table	t = {0};
 	dsm_mapped	m;
@@ -192,11 +222,11 @@ test_sysv_segment(void)
 		memset(p, 1, 256 << 10);
 	if (q != (void *) -1)
 		memset(q, 1, 4096);
-	ok(dsm_table_read(&t, DSM_KIND_SYSV, NULL, NULL, getuid(), other) == 0 &&
+	ok(dsm_table_read(&t, DSM_KIND_SYSV, NULL, NULL, getuid(), (int64_t) (uint32_t) main_key) == 0 &&
 	   (i = dsm_table_find(&t, (uint64_t) id)) >= 0 && t.seg[i].size == (1 << 20) &&
 	   t.seg[i].bytes >= (256 << 10) && t.seg[i].bytes <= (1 << 20) &&
 	   dsm_table_find(&t, (uint64_t) other) < 0,
-	   "sysv: a segment's resident bytes; the one left out (the main segment's) is not there");
+	   "sysv: a segment's resident bytes; the one of the key left out (the main segment's) is not there");
 	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 1 && m.id[0] == (uint64_t) id,
 	   "sysv: this process maps it (the mapping's inode is its shmid)");
 	t.seg[dsm_table_find(&t, (uint64_t) id)].size = 4096;
@@ -264,6 +294,9 @@ test_groups(void)
 	   "groups: a member whose mappings are unknown has its group's figure from the others");
 	ok(dsm_groups_sum(&t, m, 0, mapped, own, &tot, in_use) == 0 && tot.unmapped == 1500 && tot.segments == 0,
 	   "groups: no process: every segment nobody's");
+	worker.more = 1;
+	ok(dsm_groups_sum(&t, m, 4, mapped, own, &tot, in_use) == 0 && mapped[1] == -1 && own[1] == 600 &&
+	   mapped[0] == 700, "groups: a process that maps more than it could keep: its own figure unknown, its group's not");
 }
 
 static void
@@ -326,6 +359,7 @@ main(int argc, char **argv)
 	(void) argv;
 	test_sysv_line();
 	test_posix_files();
+	test_mmap_files();
 	test_sysv_segment();
 	test_groups();
 	test_leftover();
