@@ -6,9 +6,14 @@ what it was before the DSM figures (each process's segments, its parallel
 group's, the server's shared and left-over ones). Two libraries, built here
 from two commits of this repository into bench/.build/dsm/ (nothing is
 installed): "before" (--before, the commit before the DSM work) and "after"
-(--after, HEAD by default). Two clusters side by side in one run, the same
-settings, each preloading one of them (dynamic_library_path points at that
-library alone, so the postmaster and the sampler load the same file).
+(--after, HEAD by default; each the newest commit at or before it that
+changed the library). Two clusters side by side in one run, X and Y, the
+same settings, each preloading one of them (dynamic_library_path points at
+that library alone, so the postmaster and the sampler load the same file):
+X before and Y after, then both restarted with the libraries swapped, and
+everything below again, so that what differs between the clusters
+themselves cancels out. --after 0e6ea0b compares the library with itself
+(the noise).
 
 1. 200, then 1,000 idle connections in each (psycopg), sample_interval 1 s,
    with pg_procmem.sample_reuse off (every process read at every sample)
