@@ -294,6 +294,11 @@ DSM_JOIN = ("SET work_mem = '4GB'; SET hash_mem_multiplier = 1; SET max_parallel
 def check_dsm():
     """A parallel hash join killed: its hash table was in DSM, which the
     crash row and the holders name with its group."""
+    # made here: a crash restart empties an unlogged table, and the incidents before end in one
+    execute("DROP TABLE IF EXISTS dsm_rows; CREATE UNLOGGED TABLE dsm_rows (g integer, pad text); "
+            "ALTER TABLE dsm_rows ALTER pad SET STORAGE EXTERNAL; "
+            "INSERT INTO dsm_rows SELECT g, repeat('x', 800) FROM generate_series(1, 1400000) g; ANALYZE dsm_rows; "
+            "GRANT SELECT ON dsm_rows TO %s" % HOG)
     plan = psql_as(HOG, DSM_JOIN.format(explain="EXPLAIN (COSTS OFF) "))
     ok("Parallel Hash" in plan.stdout, "dsm: the join is a parallel hash join", plan.stdout + plan.stderr)
     pid = incident("dsm", lambda started, killed: started.append(session(DSM_JOIN.format(explain=""), HOG_APP, HOG)))
@@ -476,9 +481,6 @@ def incidents():
     login_role(ETL)
     pgbench_init(5)
     execute("GRANT SELECT ON pgbench_accounts TO %s" % HOG)
-    execute("CREATE UNLOGGED TABLE dsm_rows (g integer, pad text); ALTER TABLE dsm_rows ALTER pad SET STORAGE EXTERNAL; "
-            "INSERT INTO dsm_rows SELECT g, repeat('x', 800) FROM generate_series(1, 1400000) g; ANALYZE dsm_rows")
-    execute("GRANT SELECT ON dsm_rows TO %s" % HOG)
 
     with section(5, "slow"):
         if "slow" not in INCIDENTS:

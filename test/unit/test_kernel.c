@@ -112,7 +112,7 @@ test_parts(void)
 	pagemap_anon a;
 	pagemap_anon b;
 	procfs_stat st;
-	pagemap_hints h;
+	pagemap_hints h = {0};
 	int64_t		sum = 0;
 	int			ok_a = 0;
 
