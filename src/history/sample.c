@@ -538,7 +538,10 @@ procmem_take_sample(const pressure_watch *watch, const pressure_state *pressure)
 	 * holds the process's memory while it lasts, and a walk lasts; if the
 	 * kernel kills the process meanwhile, its memory is freed only when the
 	 * read ends, and the OOM killer, finding no victim left, takes another
-	 * process: it has taken the postmaster so.
+	 * process: it has taken the postmaster so. The DSM segments a process
+	 * maps are still asked for (the post-mortem needs them most then), as
+	 * briefly as its status is read: with PROCMAP_QUERY a few calls that
+	 * skip all but its shared file mappings (dsm.c).
 	 */
 	if (pressure && pressure->level == PRESSURE_CRITICAL)
 		opt.method = PROCMEM_METHOD_RSS_ANON;

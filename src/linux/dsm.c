@@ -4,6 +4,7 @@
  *		maps (dsm.h).
  */
 #include "linux/dsm.h"
+#include "linux/pagemap_abi.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -417,15 +419,102 @@ maps_line(void *arg, const procfs_vma *vma)
 	dsm_mapped_meet(r->m, r->t, vma);
 }
 
+/* One PROCMAP_QUERY: the next shared file mapping from addr; errno on failure */
+static int
+query_shared(int fd, uint64_t addr, struct procmap_query_abi *q, char *name, size_t name_size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = PM_QUERY_COVERING_OR_NEXT_VMA | PM_QUERY_VMA_SHARED | PM_QUERY_FILE_BACKED_VMA;
+	q->query_addr = addr;
+	if (name)
+	{
+		memset(name, 0, name_size);
+		q->vma_name_addr = (uint64_t) (uintptr_t) name;
+		q->vma_name_size = (uint32_t) name_size;
+	}
+	while (ioctl(fd, PM_IOCTL_PROCMAP_QUERY, q) < 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
+}
+
+/*
+ * The shared file mappings alone, asked of the kernel (PROCMAP_QUERY, Linux
+ * >= 6.11, skips the others): a handful of calls for a backend's ~250
+ * mappings. PROCFS_OK when done, else what failed; *unsupported when the
+ * kernel has no such query (the maps text then).
+ */
+static procfs_result
+query_mapped(pid_t pid, dsm_table *t, dsm_mapped *m, int *unsupported)
+{
+	char		path[64];
+	struct procmap_query_abi q;
+	uint64_t	addr = 0;
+	int			fd;
+	procfs_result res = PROCFS_OK;
+
+	*unsupported = 0;
+	procfs_path(path, sizeof(path), pid, "maps");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return procfs_errno_result(errno);
+	for (int first = 1;; first = 0)
+	{
+		procfs_vma	vma;
+		int			err = query_shared(fd, addr, &q, NULL, 0);
+
+		if (err)
+		{
+			if (first && (err == ENOTTY || err == EINVAL || err == EOPNOTSUPP))
+				*unsupported = 1;
+			else if (err != ENOENT) /* ENOENT: no more */
+				res = procfs_errno_result(err);
+			break;
+		}
+		if (q.vma_end <= addr)
+		{
+			res = PROCFS_UNREADABLE;	/* no progress: do not spin */
+			break;
+		}
+		memset(&vma, 0, sizeof(vma));
+		vma.start = q.vma_start;
+		vma.end = q.vma_end;
+		vma.shared = 1;
+		vma.inode = q.inode;
+		vma.dev = ((uint64_t) q.dev_major << 32) | q.dev_minor;
+		if (dsm_table_wants_name(t, &vma))
+		{
+			char		name[256];
+
+			if (query_shared(fd, vma.start, &q, name, sizeof(name)) == 0 && q.vma_start == vma.start &&
+				q.inode == vma.inode && q.vma_name_size > 0)
+				dsm_table_learn(t, &vma, name, strnlen(name, sizeof(name)));
+		}
+		dsm_mapped_meet(m, t, &vma);
+		addr = vma.end;
+	}
+	close(fd);
+	return res;
+}
+
 procfs_result
-dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m)
+dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m, int use_query)
 {
 	maps_reader r = {t, m};
-	procfs_result res;
+	procfs_result res = PROCFS_OK;
+	int			unsupported = 1;
 
 	m->n = 0;
 	m->more = 0;
-	res = procfs_read_maps(pid, maps_line, &r);
+	if (use_query)
+		res = query_mapped(pid, t, m, &unsupported);
+	if (unsupported)
+	{
+		m->n = 0;
+		m->more = 0;
+		res = procfs_read_maps(pid, maps_line, &r);
+	}
 	if (res != PROCFS_OK)
 		m->n = -1;
 	return res;

@@ -140,10 +140,13 @@ typedef struct dsm_mapped
 extern void dsm_mapped_meet(dsm_mapped *m, const dsm_table *t, const procfs_vma *vma);
 
 /*
- * The segments of the table a process maps, from its maps text (which
- * names each mapping: posix segments are learned there): for where no
- * pagemap walk met its mappings already.
+ * The segments of the table a process maps, for where no pagemap walk met
+ * its mappings already: its shared file mappings alone, asked of the kernel
+ * (PROCMAP_QUERY, Linux >= 6.11: a few calls, its other mappings skipped),
+ * else from its maps text (which names each mapping: posix segments are
+ * learned there; always where use_query is 0: pg_procmem.pagemap_ioctls).
+ * pid 0 is this process.
  */
-extern procfs_result dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m);
+extern procfs_result dsm_read_mapped(pid_t pid, dsm_table *t, dsm_mapped *m, int use_query);
 
 #endif							/* PROCMEM_DSM_H */

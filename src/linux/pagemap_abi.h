@@ -67,5 +67,6 @@ struct procmap_query_abi
 #define PM_QUERY_VMA_EXECUTABLE	0x04
 #define PM_QUERY_VMA_SHARED		0x08
 #define PM_QUERY_COVERING_OR_NEXT_VMA 0x10
+#define PM_QUERY_FILE_BACKED_VMA	0x20
 
 #endif							/* PROCMEM_PAGEMAP_ABI_H */

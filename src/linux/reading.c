@@ -260,7 +260,7 @@ procmem_read_process(pid_t pid, int64_t expected_ppid, const procfs_stat *identi
 	/* where no pagemap walk met its mappings: one read of them */
 	if (opt->dsm && s->dsm.n < 0)
 	{
-		res = dsm_read_mapped(pid, opt->dsm, &s->dsm);
+		res = dsm_read_mapped(pid, opt->dsm, &s->dsm, !(opt->pagemap_flags & PAGEMAP_NO_PROCMAP_QUERY));
 		if (res != PROCFS_OK && failed(s, PROCMEM_FILE_MAPS, res))
 			return READ_GONE;
 	}

@@ -13,11 +13,13 @@
 #include "utils/builtins.h"
 
 #include "linux/keys.h"
+#include "linux/pagemap.h"
 #include "linux/sysmem.h"
 #include "rules/dsm_groups.h"
 #include "server/dsm_segments.h"
 #include "server/members.h"
 #include "server/rows.h"
+#include "server/walk.h"
 
 PG_FUNCTION_INFO_V1(pg_procmem_system_info);
 PG_FUNCTION_INFO_V1(pg_procmem_shared_memory);
@@ -142,6 +144,7 @@ dsm_usage(int64 *count, int64 *bytes)
 	int64	   *each, *own;
 	dsm_totals	totals;
 	bool		known;
+	bool		use_query = !(procmem_current_options(false).pagemap_flags & PAGEMAP_NO_PROCMAP_QUERY);
 
 	if (!procmem_dsm_table_read(t))
 		return false;
@@ -162,7 +165,7 @@ dsm_usage(int64 *count, int64 *bytes)
 		if (kind != MEMBER_POSTMASTER && kind != MEMBER_PGPROC && kind != MEMBER_CHILD)
 			continue;
 		/* a segment only it maps would be missed */
-		if (dsm_read_mapped(pids[i], t, &mapped[nmembers]) == PROCFS_UNREADABLE)
+		if (dsm_read_mapped(pids[i], t, &mapped[nmembers], use_query) == PROCFS_UNREADABLE)
 			known = false;
 		members[nmembers].group = pids[i];
 		members[nmembers].mapped = &mapped[nmembers];

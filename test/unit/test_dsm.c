@@ -84,7 +84,7 @@ test_posix_files(void)
 
 	if (mkdtemp(dir) == NULL)
 	{
-		skip(11, "no /dev/shm");
+		skip(12, "no /dev/shm");
 		return;
 	}
 	make_file(dir, "PostgreSQL.1234", 1 << 20);
@@ -118,13 +118,17 @@ test_posix_files(void)
 	private = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	ok(shared != MAP_FAILED && private != MAP_FAILED && other != MAP_FAILED &&
-	   dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 1 && t.n == 1 && find_handle(&t, 1234) == 0 &&
+	   dsm_read_mapped(0, &t, &m, 1) == PROCFS_OK && m.n == 1 && t.n == 1 && find_handle(&t, 1234) == 0 &&
 	   m.id[0] == t.seg[0].id && !m.more,
 	   "mapped: a shared mapping of a segment is found and learned; a private one is not, nor a file "
 	   "mapped through a symlink of the segments' names (its mapping names the target)");
 	ok(t.seg[0].id == (uint64_t) st.st_ino && t.seg[0].bytes == (int64_t) st.st_blocks * 512 &&
 	   t.seg[0].bytes >= (1 << 20) && t.seg[0].size == (1 << 20),
 	   "posix: a segment's inode, allocated bytes and size");
+	dsm_table_free(&t);
+	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
+	ok(dsm_read_mapped(0, &t, &m, 0) == PROCFS_OK && m.n == 1 && t.n == 1 && m.id[0] == (uint64_t) st.st_ino,
+	   "mapped: the same from the maps text (no PROCMAP_QUERY)");
 	dsm_table_free(&t);
 	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 	memset(&m, 0, sizeof(m));
@@ -138,7 +142,7 @@ test_posix_files(void)
 	memset(&m, 0, sizeof(m));
 	ok(pagemap_read_anon(getpid(), PAGEMAP_NO_PROCMAP_QUERY, &hints, &anon) == PROCFS_OK &&
 	   m.n == 1 && t.n == 1, "mapped: and so does its reading of the maps text");
-	ok(dsm_read_mapped(999999999, &t, &m) == PROCFS_GONE && m.n == -1,
+	ok(dsm_read_mapped(999999999, &t, &m, 1) == PROCFS_GONE && m.n == -1,
 	   "mapped: no such process: gone, its segments unknown");
 	snprintf(path, sizeof(path), "%s/PostgreSQL.77", dir);
 	stat(path, &st);
@@ -152,12 +156,12 @@ test_posix_files(void)
 	   "recall: never through a symlink of a segment's name");
 	dsm_table_free(&t);
 	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid() + 1, -1);
-	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0 && t.n == 0,
+	ok(dsm_read_mapped(0, &t, &m, 1) == PROCFS_OK && m.n == 0 && t.n == 0,
 	   "posix: another user's files are not the server's");
 	dsm_table_free(&t);
 	dsm_table_read(&t, DSM_KIND_POSIX, dir, "PostgreSQL.", getuid(), -1);
 	t.dev ^= 1;
-	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0,
+	ok(dsm_read_mapped(0, &t, &m, 1) == PROCFS_OK && m.n == 0,
 	   "mapped: a file of that inode on another device is not a segment");
 	munmap(other, 8192);
 	munmap(shared, 1 << 20);
@@ -227,10 +231,11 @@ test_sysv_segment(void)
 	   t.seg[i].bytes >= (256 << 10) && t.seg[i].bytes <= (1 << 20) &&
 	   dsm_table_find(&t, (uint64_t) other) < 0,
 	   "sysv: a segment's resident bytes; the one of the key left out (the main segment's) is not there");
-	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 1 && m.id[0] == (uint64_t) id,
-	   "sysv: this process maps it (the mapping's inode is its shmid)");
+	ok(dsm_read_mapped(0, &t, &m, 1) == PROCFS_OK && m.n == 1 && m.id[0] == (uint64_t) id &&
+	   dsm_read_mapped(0, &t, &m, 0) == PROCFS_OK && m.n == 1 && m.id[0] == (uint64_t) id,
+	   "sysv: this process maps it (the mapping's inode is its shmid), asked or from the maps text");
 	t.seg[dsm_table_find(&t, (uint64_t) id)].size = 4096;
-	ok(dsm_read_mapped(0, &t, &m) == PROCFS_OK && m.n == 0,
+	ok(dsm_read_mapped(0, &t, &m, 1) == PROCFS_OK && m.n == 0,
 	   "sysv: a mapping much longer than the segment is not it (an inode equal by chance)");
 	shmdt(p);
 	shmdt(q);
