@@ -424,8 +424,9 @@ sum_dsm(sample_state *st)
 		st->e[i + 1].u.proc.dsm = mapped[i];
 		st->e[i + 1].u.proc.group_dsm = own[i];
 	}
-	dsm_leftover_update(&leftover, st->dsm, in_use, st->at_ms,
-						(int64) dsm_leftover_after_s * 1000, &left_bytes, &left_segments);
+	dsm_leftover_update(&leftover, st->dsm, in_use, st->at_ms, (int64) dsm_leftover_after_s * 1000,
+						&left_bytes, &left_segments, sys->dsm_leftover_id, sys->dsm_leftover_handle,
+						HISTORY_DSM_LEFTOVER);
 	sys->dsm_known = 1;
 	sys->dsm_segments = totals.segments;
 	sys->dsm_mapped = totals.mapped;
@@ -434,8 +435,6 @@ sum_dsm(sample_state *st)
 	sys->dsm_leftover = left_bytes;
 	sys->dsm_leftover_segments = left_segments;
 	(void) dsm_largest_in_use(st->dsm, in_use, sys->dsm_seen, sys->dsm_seen_handle, HISTORY_DSM_SEEN);
-	(void) dsm_leftover_largest(&leftover, st->dsm, st->at_ms, (int64) dsm_leftover_after_s * 1000,
-								sys->dsm_leftover_id, sys->dsm_leftover_handle, HISTORY_DSM_LEFTOVER);
 	sys->dsm_kind = st->dsm->kind;
 }
 

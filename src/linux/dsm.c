@@ -80,23 +80,24 @@ name_handle(const char *s)
 	return errno == 0 && *end == '\0' && v <= UINT32_MAX ? (uint32_t) v : 0;
 }
 
+static int	open_dir(dsm_table *t, const char *dir);
+
+/* mmap: the files of dir, listed (the data directory's own pg_dynshmem) */
 static int
 read_dir(dsm_table *t, const char *dir, const char *prefix, uid_t uid)
 {
 	size_t		pl = strlen(prefix);
-	int			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat dst;
 	DIR		   *d;
 	struct dirent *de;
 
-	if (fd < 0)
+	if (open_dir(t, dir) != 0)
 		return -1;
-	if (fstat(fd, &dst) != 0 || (d = fdopendir(fd)) == NULL)
+	if ((d = fdopendir(t->dirfd)) == NULL)
 	{
-		close(fd);
+		close(t->dirfd);
+		t->dirfd = -1;
 		return -1;
 	}
-	t->dev = ((uint64_t) major(dst.st_dev) << 32) | minor(dst.st_dev);
 	for (long seen = 0; (de = readdir(d)) != NULL; seen++)
 	{
 		struct stat st;
@@ -110,7 +111,7 @@ read_dir(dsm_table *t, const char *dir, const char *prefix, uid_t uid)
 		if (strncmp(de->d_name, prefix, pl) != 0)
 			continue;
 		/* never through a symlink: another user's file must not count */
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		if (fstatat(t->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 			!S_ISREG(st.st_mode) || st.st_uid != uid)
 			continue;
 		s.id = (uint64_t) st.st_ino;
@@ -120,32 +121,8 @@ read_dir(dsm_table *t, const char *dir, const char *prefix, uid_t uid)
 		if (add_segment(t, &s) != 0)
 			break;
 	}
-	closedir(d);
-	return 0;
-}
-
-/* The next blank-separated field of [*p, end), as an unsigned number; -1 if none */
-static int
-next_number(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t	x = 0;
-	int			digits = 0;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if (s < end && *s == '-')
-		return -1;
-	for (; s < end && *s >= '0' && *s <= '9'; s++, digits++)
-	{
-		if (x > (UINT64_MAX - 9) / 10)
-			return -1;
-		x = x * 10 + (uint64_t) (*s - '0');
-	}
-	if (digits == 0 || (s < end && *s != ' ' && *s != '\t'))
-		return -1;
-	*p = s;
-	*v = x;
+	closedir(d);				/* and its fd: the table learns nothing by name */
+	t->dirfd = -1;
 	return 0;
 }
 
@@ -153,7 +130,7 @@ int
 dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *uid, uint64_t *cuid)
 {
 	/* key shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap */
-	uint64_t	f[16];
+	int64_t		f[16];
 	const char *p = line;
 	const char *end = line + len;
 	int			negative = 0;
@@ -166,19 +143,14 @@ dsm_parse_sysv_line(const char *line, size_t len, dsm_segment *seg, uint64_t *ui
 		negative = 1;
 		p++;
 	}
-	for (int i = 0; i < 16; i++)
-		if (next_number(&p, end, &f[i]) != 0)
-			return -1;
-	if (f[3] > INT64_MAX || f[14] > INT64_MAX)
+	if (procfs_parse_numbers(p, (size_t) (end - p), f, 16) != 0 || f[0] > (int64_t) UINT32_MAX)
 		return -1;
-	if (f[0] > UINT32_MAX)
-		return -1;
-	seg->id = f[1];
+	seg->id = (uint64_t) f[1];
 	seg->handle = negative ? (uint32_t) (0u - (uint32_t) f[0]) : (uint32_t) f[0];
-	seg->size = (int64_t) f[3];
-	seg->bytes = (int64_t) f[14];
-	*uid = f[7];
-	*cuid = f[9];
+	seg->size = f[3];
+	seg->bytes = f[14];
+	*uid = (uint64_t) f[7];
+	*cuid = (uint64_t) f[9];
 	return 0;
 }
 
@@ -206,7 +178,7 @@ sysv_line(void *arg, const char *line, size_t len)
 	(void) add_segment(r->t, &s);
 }
 
-/* posix: /dev/shm opened, its device noted; segments are learned, never listed */
+/* dir opened (never through a symlink), its device noted */
 static int
 open_dir(dsm_table *t, const char *dir)
 {

@@ -71,8 +71,8 @@ typedef struct dsm_table
 /* The most segments a table holds: PostgreSQL allows 64 + 5 per backend */
 #define DSM_TABLE_MAX	65536
 /*
- * The most directory entries a read looks at: /dev/shm is every user's, and
- * a sample must not take the time a directory of millions takes to list
+ * The most directory entries a listing (pg_dynshmem) looks at: a sample
+ * must not take the time a directory of millions takes to list
  */
 #define DSM_DIR_MAX		(1 << 20)
 

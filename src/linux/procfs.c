@@ -607,9 +607,8 @@ reader(pid_t pid, type *out) \
 
 PARSED_READER(procfs_read_stat, "stat", 1024, procfs_parse_stat, procfs_stat)
 
-/* The first n numbers of a line of blank-separated ones: 0 when all are there */
-static int
-parse_numbers(const char *buf, size_t len, int64_t *v, int n)
+int
+procfs_parse_numbers(const char *buf, size_t len, int64_t *v, int n)
 {
 	const char *p = buf;
 
@@ -624,7 +623,7 @@ procfs_parse_schedstat(const char *buf, size_t len, procfs_schedstat *out)
 {
 	int64_t		v[3];
 
-	if (parse_numbers(buf, len, v, 3) != 0)
+	if (procfs_parse_numbers(buf, len, v, 3) != 0)
 		return -1;
 	out->runtime_ns = (uint64_t) v[0];
 	out->timeslices = (uint64_t) v[2];
@@ -645,7 +644,7 @@ procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *o
 {
 	int64_t		v[3];
 
-	if (parse_numbers(buf, len, v, 3) != 0 || page <= 0 ||
+	if (procfs_parse_numbers(buf, len, v, 3) != 0 || page <= 0 ||
 		v[1] > INT64_MAX / page || v[2] > v[1])
 		return -1;
 	out->resident = v[1] * page;

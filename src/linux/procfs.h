@@ -181,6 +181,8 @@ extern int	procfs_parse_statm(const char *buf, size_t len, procfs_statm *out);
 extern int	procfs_parse_statm_pages(const char *buf, size_t len, long page, procfs_statm *out);
 extern procfs_result procfs_read_statm(pid_t pid, procfs_statm *out);
 extern int	procfs_parse_int(const char *buf, size_t len, int64_t *out);
+/* The first n numbers of a line of blank-separated unsigned ones (each at most INT64_MAX): 0 when all are there */
+extern int	procfs_parse_numbers(const char *buf, size_t len, int64_t *v, int n);
 
 /* One mapping, from a /proc/<pid>/maps line or a PROCMAP_QUERY answer. */
 typedef struct procfs_vma

@@ -31,6 +31,27 @@ find_group(group_sum *g, int n, int32_t group)
 	return bsearch(&key, g, (size_t) n, sizeof(group_sum), by_group);
 }
 
+int64_t
+dsm_mapped_bytes(const dsm_table *t, const dsm_mapped *m, int *segments)
+{
+	int64_t		bytes = 0;
+	int			n = 0;
+
+	for (int k = 0; k < m->n; k++)
+	{
+		int			s = dsm_table_find(t, m->id[k]);
+
+		if (s >= 0)
+		{
+			bytes += t->seg[s].bytes;
+			n++;
+		}
+	}
+	if (segments)
+		*segments = n;
+	return m->n < 0 || m->more ? -1 : bytes;
+}
+
 int
 dsm_groups_sum(const dsm_table *t, const dsm_member *m, int n, int64_t *mapped,
 			   int64_t *group_own, dsm_totals *totals, uint8_t *in_use)
@@ -57,15 +78,13 @@ dsm_groups_sum(const dsm_table *t, const dsm_member *m, int n, int64_t *mapped,
 		g[ng].own = 0;
 		ng++;
 		/* more than it could keep: its own figure unknown, what it kept still tells whose */
-		mapped[i] = mp->n >= 0 && !mp->more ? 0 : -1;
+		mapped[i] = dsm_mapped_bytes(t, mp, NULL);
 		for (int k = 0; k < mp->n; k++)
 		{
 			int			s = dsm_table_find(t, mp->id[k]);
 
 			if (s < 0)
 				continue;
-			if (!mp->more)
-				mapped[i] += t->seg[s].bytes;
 			if (owner[s] == 0)
 				owner[s] = m[i].group;
 			else if (owner[s] != m[i].group)
@@ -137,16 +156,25 @@ by_seen_id(const void *a, const void *b)
 
 void
 dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
-					int64_t now_ms, int64_t after_ms, int64_t *bytes, int32_t *segments)
+					int64_t now_ms, int64_t after_ms, int64_t *bytes, int32_t *segments,
+					uint64_t *ids, uint32_t *handles, int n)
 {
 	dsm_seen_segment *next;
+	uint8_t    *left;
 	int			nn = 0;
 
 	*bytes = 0;
 	*segments = 0;
+	memset(ids, 0, sizeof(uint64_t) * n);
+	memset(handles, 0, sizeof(uint32_t) * n);
 	next = malloc((size_t) (t->n > 0 ? t->n : 1) * sizeof(dsm_seen_segment));
-	if (next == NULL)
+	left = calloc((size_t) (t->n > 0 ? t->n : 1), 1);
+	if (next == NULL || left == NULL)
+	{
+		free(next);
+		free(left);
 		return;					/* keeps what it had: the next sample tries again */
+	}
 	/* the table is sorted by id, and so is what was seen */
 	for (int s = 0; s < t->n; s++)
 	{
@@ -170,6 +198,7 @@ dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
 			{
 				*bytes += t->seg[s].bytes;
 				(*segments)++;
+				left[s] = 1;
 			}
 		}
 	}
@@ -177,6 +206,8 @@ dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
 	l->seen = next;
 	l->n = nn;
 	l->cap = t->n;
+	(void) dsm_largest_in_use(t, left, ids, handles, n);
+	free(left);
 }
 
 void
@@ -198,33 +229,6 @@ dsm_leftover_seed(dsm_leftover *l, const uint64_t *ids, const uint32_t *handles,
 		}
 	l->cap = l->n;
 	qsort(l->seen, (size_t) l->n, sizeof(dsm_seen_segment), by_seen_id);
-}
-
-int
-dsm_leftover_largest(const dsm_leftover *l, const dsm_table *t, int64_t now_ms, int64_t after_ms,
-					 uint64_t *ids, uint32_t *handles, int n)
-{
-	uint8_t    *left = calloc((size_t) (t->n > 0 ? t->n : 1), 1);
-	int			k;
-
-	if (left == NULL)
-	{
-		memset(ids, 0, sizeof(uint64_t) * n);
-		memset(handles, 0, sizeof(uint32_t) * n);
-		return 0;
-	}
-	for (int i = 0; i < l->n; i++)
-	{
-		int			s = dsm_table_find(t, l->seen[i].id);
-
-		/* seen, not mapped since long enough (mapped now: last_mapped_ms is now) */
-		if (s >= 0 && t->seg[s].handle == l->seen[i].handle &&
-			now_ms - l->seen[i].last_mapped_ms >= after_ms)
-			left[s] = 1;
-	}
-	k = dsm_largest_in_use(t, left, ids, handles, n);
-	free(left);
-	return k;
 }
 
 int

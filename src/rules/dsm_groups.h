@@ -25,6 +25,13 @@ typedef struct dsm_member
 	const dsm_mapped *mapped;	/* n -1: unknown */
 } dsm_member;
 
+/*
+ * What the segments of the table a process maps hold, and (segments, may be
+ * NULL) how many of them; -1 where its mappings are unknown, or more than
+ * it could keep
+ */
+extern int64_t dsm_mapped_bytes(const dsm_table *t, const dsm_mapped *m, int *segments);
+
 /* What the segments add up to, each counted once */
 typedef struct dsm_totals
 {
@@ -76,19 +83,12 @@ extern void dsm_leftover_recall(const dsm_leftover *l, dsm_table *t);
 /*
  * At a sample (now_ms, monotonic; in_use as dsm_groups_sum() set it):
  * remembers the segments mapped now, forgets those gone, and adds up those
- * left over into *bytes and *segments.
+ * left over into *bytes and *segments, the n largest of them, largest
+ * first, into ids and handles (the rest 0).
  */
 extern void dsm_leftover_update(dsm_leftover *l, const dsm_table *t, const uint8_t *in_use,
 								int64_t now_ms, int64_t after_ms, int64_t *bytes,
-								int32_t *segments);
-
-/*
- * The n largest segments left over at the last dsm_leftover_update() (t
- * the same table), largest first, into ids and handles; the rest 0.
- * Returns how many.
- */
-extern int	dsm_leftover_largest(const dsm_leftover *l, const dsm_table *t, int64_t now_ms,
-								 int64_t after_ms, uint64_t *ids, uint32_t *handles, int n);
+								int32_t *segments, uint64_t *ids, uint32_t *handles, int n);
 extern void dsm_leftover_free(dsm_leftover *l);
 
 /*

@@ -159,19 +159,9 @@ typedef struct process_rows
 static int
 put_dsm(Datum *values, bool *nulls, int i, const dsm_table *t, const dsm_mapped *m)
 {
-	int64		bytes = m->n >= 0 ? 0 : -1;
-	int			n = 0;
+	int			n;
+	int64		bytes = dsm_mapped_bytes(t, m, &n);
 
-	for (int k = 0; k < m->n; k++)
-	{
-		int			s = dsm_table_find(t, m->id[k]);
-
-		if (s >= 0)
-		{
-			bytes += t->seg[s].bytes;
-			n++;
-		}
-	}
 	put_int8(values, nulls, i++, bytes);
 	put_int4(values, nulls, i++, n, m->n < 0);
 	put_int8(values, nulls, i++, -1);

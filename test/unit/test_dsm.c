@@ -310,21 +310,23 @@ test_leftover(void)
 	dsm_segment seg[4];
 	dsm_table	t = four_segments(seg);
 	dsm_leftover l = {0};
+	uint64_t	lids[2];
+	uint32_t	lhandles[2];
 	uint8_t		in_use[4] = {1, 1, 0, 0};
 	uint8_t		none[4] = {0, 0, 0, 0};
 	int64_t		bytes;
 	int32_t		n;
 
-	dsm_leftover_update(&l, &t, in_use, 1000, 60000, &bytes, &n);
+	dsm_leftover_update(&l, &t, in_use, 1000, 60000, &bytes, &n, lids, lhandles, 2);
 	ok(bytes == 0 && n == 0 && l.n == 2, "leftover: segments mapped now are remembered, none left over");
-	dsm_leftover_update(&l, &t, none, 60999, 60000, &bytes, &n);
+	dsm_leftover_update(&l, &t, none, 60999, 60000, &bytes, &n, lids, lhandles, 2);
 	ok(bytes == 0 && n == 0, "leftover: nobody maps them, but not for long enough yet");
 	seg[1].handle = 5;			/* segment 2's inode is another file's now */
-	dsm_leftover_update(&l, &t, none, 61000, 60000, &bytes, &n);
-	ok(bytes == 100 && n == 1 && l.n == 1,
-	   "leftover: unmapped for the whole time: left over; an inode reused by another file forgotten; never-mapped ones never count");
+	dsm_leftover_update(&l, &t, none, 61000, 60000, &bytes, &n, lids, lhandles, 2);
+	ok(bytes == 100 && n == 1 && l.n == 1 && lids[0] == 1 && lhandles[0] == 1000 && lids[1] == 0,
+	   "leftover: unmapped for the whole time: left over, and named; an inode reused by another file forgotten; never-mapped ones never count");
 	t.n = 0;
-	dsm_leftover_update(&l, &t, none, 62000, 60000, &bytes, &n);
+	dsm_leftover_update(&l, &t, none, 62000, 60000, &bytes, &n, lids, lhandles, 2);
 	ok(bytes == 0 && n == 0 && l.n == 0, "leftover: removed segments are forgotten");
 	dsm_leftover_free(&l);
 }
@@ -337,8 +339,8 @@ test_seen_across_restart(void)
 	dsm_table	t = four_segments(seg);
 	uint8_t		in_use[4] = {1, 0, 1, 1};
 	uint8_t		none[4] = {0, 0, 0, 0};
-	uint64_t	ids[2];
-	uint32_t	handles[2];
+	uint64_t	ids[2], lids[2];
+	uint32_t	handles[2], lhandles[2];
 	dsm_leftover l = {0};
 	int64_t		bytes;
 	int32_t		n;
@@ -350,10 +352,11 @@ test_seen_across_restart(void)
 	t.n = 2;
 	seg[1] = seg[3];
 	dsm_leftover_seed(&l, ids, handles, 2, 5000);
-	dsm_leftover_update(&l, &t, none, 64999, 60000, &bytes, &n);
+	dsm_leftover_update(&l, &t, none, 64999, 60000, &bytes, &n, lids, lhandles, 2);
 	ok(bytes == 0 && n == 0 && l.n == 1, "seen: after a restart, what the last run mapped is remembered");
-	dsm_leftover_update(&l, &t, none, 65000, 60000, &bytes, &n);
-	ok(bytes == 800 && n == 1, "seen: and left over once nobody has mapped it for the setting's time");
+	dsm_leftover_update(&l, &t, none, 65000, 60000, &bytes, &n, lids, lhandles, 2);
+	ok(bytes == 800 && n == 1 && lids[0] == 4 && lhandles[0] == 1003,
+	   "seen: and left over once nobody has mapped it for the setting's time, named");
 	dsm_leftover_free(&l);
 }
 
