@@ -52,7 +52,7 @@ GRANT EXECUTE ON FUNCTION pg_procmem_clip(text, integer) TO pg_read_all_stats;
 -- pg_procmem_top's columns. It is stored as a bigint, and bigint's own
 -- functions compare, hash, send and receive it; the library only reads and
 -- prints it (src/size.c): at most 7 characters up to 8191 PB ("1023 kB",
--- "9.9 MB", "1023 MB", "1.0 GB") where those are exact, and in bytes
+-- "9.9 MB", "1023 MB", "1.0 GB"; rounded as pg_size_pretty rounds) where those are exact, and in bytes
 -- ("1500 bytes") where they are not, so that every size reads back as
 -- itself (pg_dump, COPY, a view's constants: all go through the text).
 -- pg_procmem_size_rounded() rounds a bigint to its short form:
@@ -1108,7 +1108,12 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT dsm_shared bigint,
 	OUT dsm_leftover_segments integer,
 	OUT dsm_leftover bigint,
-	OUT dsm_leftover_names text[])
+	OUT dsm_leftover_names text[],
+	OUT psi_some_avg10 double precision,
+	OUT psi_full_avg10 double precision,
+	OUT cgroup_psi_some_avg10 double precision,
+	OUT cgroup_psi_full_avg10 double precision,
+	OUT psi_unavailable text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -2204,8 +2209,8 @@ BEGIN ATOMIC
 				THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('memory cgroup: %s left of a %s limit', pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
 							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit)),
-		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
-							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache and '
+							 'reclaimable slab not counted; usage of the server''s cgroup %s, of which %s page cache',
 							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
 							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit),
 							 pg_catalog.round((f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
@@ -2523,18 +2528,34 @@ BEGIN ATOMIC
 				  ORDER BY a.held DESC, a.acted_at DESC LIMIT 1) AS l
 	WHERE s.done OPERATOR(pg_catalog.+) s.said OPERATOR(pg_catalog.>) 0
 	UNION ALL
-	-- set, where nothing acts on it
+	-- set, where nothing acts on it: in this session (postgresql.conf, SET),
+	-- or a backend limit for a role or a database (ALTER ROLE / DATABASE ...
+	-- SET), which this session does not see (the guard itself is set for the
+	-- server only: reload, not per role)
 	SELECT 'memory_guard', 'warning', 'memory guard set, but pg_procmem is not preloaded',
-		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s; pg_procmem is not in '
-							 'shared_preload_libraries', COALESCE(g.guard, 'off'), COALESCE(g.own, '0')),
+		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s%s; pg_procmem is not in '
+							 'shared_preload_libraries', COALESCE(g.guard, 'off'), COALESCE(g.own, '0'),
+							 CASE WHEN r.set_for IS NOT NULL
+								  THEN ' (here), and set for ' OPERATOR(pg_catalog.||) r.set_for ELSE '' END),
 		   'Add pg_procmem to shared_preload_libraries and restart the server: until then no guard runs and no '
 		   'backend checks its limit.'
 	-- (pg_procmem.history_size is defined only where it is preloaded; shared_preload_libraries
 	-- itself only a superuser or pg_read_all_settings may read)
 	FROM (SELECT pg_catalog.current_setting('pg_procmem.guard', true) AS guard,
 				 pg_catalog.current_setting('pg_procmem.max_backend_memory', true) AS own,
-				 pg_catalog.current_setting('pg_procmem.history_size', true) AS preloaded) AS g
-	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0')
+				 pg_catalog.current_setting('pg_procmem.history_size', true) AS preloaded) AS g,
+		 (SELECT pg_catalog.string_agg(pg_catalog.concat_ws(' in ', COALESCE('role ' OPERATOR(pg_catalog.||) ro.rolname, 'every role'),
+															'database ' OPERATOR(pg_catalog.||) d.datname)
+									   OPERATOR(pg_catalog.||) ' (' OPERATOR(pg_catalog.||) c.setting OPERATOR(pg_catalog.||) ')',
+									   ', ' ORDER BY ro.rolname, d.datname, c.setting) AS set_for
+		  FROM pg_catalog.pg_db_role_setting AS s
+			   LEFT JOIN pg_catalog.pg_roles AS ro ON ro.oid OPERATOR(pg_catalog.=) s.setrole
+			   LEFT JOIN pg_catalog.pg_database AS d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase,
+			   LATERAL pg_catalog.unnest(s.setconfig) AS c(setting)
+		  WHERE c.setting OPERATOR(pg_catalog.~*) '^pg_procmem\.max_backend_memory='
+			AND c.setting OPERATOR(pg_catalog.!~*) '^pg_procmem\.max_backend_memory=0+ *([kmgt]?b)?$') AS r
+	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0'
+		   OR r.set_for IS NOT NULL)
 	  AND g.preloaded IS NULL;
 END;
 
@@ -2748,7 +2769,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_path IS 'the server''s me
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_usage IS 'bytes: its usage, page cache included (memory.current, v1 memory.usage_in_bytes)';
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_limit IS 'bytes: its own limit (memory.max, v1 memory.limit_in_bytes); NULL: none';
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_effective_limit IS 'bytes: the smallest limit of it and its ancestors; NULL: none';
-COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_room IS 'bytes: the least room, limit less usage but page cache, over it and its ancestors';
+COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_room IS 'bytes: the least room, limit less what the kernel cannot reclaim (usage but page cache and reclaimable slab), over it and its ancestors';
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_high IS 'bytes: its throttling threshold (memory.high); NULL: none';
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_swap_usage IS 'bytes: its swap usage';
 COMMENT ON COLUMN @extschema@.pg_procmem_system.cgroup_anon IS 'bytes: its anonymous memory (memory.stat)';
@@ -2848,7 +2869,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_headroom.mem_available IS 'bytes: memin
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_effective_limit IS 'bytes: the smallest limit of the server''s cgroup and its ancestors; NULL: none';
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_usage IS 'bytes: the server''s cgroup''s usage';
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_page_cache IS 'bytes: its page cache, shmem aside (reclaimable)';
-COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_room IS 'bytes: the least room, limit less usage but page cache, over the cgroup and its ancestors';
+COMMENT ON COLUMN @extschema@.pg_procmem_headroom.cgroup_room IS 'bytes: the least room, limit less what the kernel cannot reclaim (usage but page cache and reclaimable slab), over the cgroup and its ancestors';
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.available IS 'bytes: the smaller of mem_available and cgroup_room';
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.idle_client_backends IS 'how many client backends are idle';
 COMMENT ON COLUMN @extschema@.pg_procmem_headroom.avg_idle_overhead IS 'bytes: their average overhead';
@@ -2944,12 +2965,12 @@ COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.pid IS 'the backend acted
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.action IS 'cancel, terminate, or in dry_run would cancel, would terminate';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.reason IS 'server limit: the memory passed pg_procmem.guard_threshold of its limit; backend limit: the backend passed pg_procmem.max_backend_memory';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.processes IS 'how many processes it counted as one: the leader and its parallel workers';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.held IS 'bytes: what they held, their anonymous resident memory (RssAnon)';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.held IS 'bytes: what was compared: a cancel''s statement (its private memory beyond what its session held between statements, plus its parallel group''s own DSM), a terminate''s session (what it held between statements), or for a backend limit the backend''s anonymous resident memory (RssAnon)';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.limit_bytes IS 'bytes: the limit passed: the cgroup''s or the machine''s (or pg_procmem.guard_limit), or pg_procmem.max_backend_memory';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.used IS 'bytes: the memory of that source the kernel cannot reclaim, when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.threshold_pct IS 'pg_procmem.guard_threshold when the guard acted; NULL for a backend limit';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.source IS 'cgroup or machine: whose limit was near; NULL for a backend limit';
-COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what it held fell in the 2 seconds after (all of it when the process ended); NULL until measured, and for would ... actions';
+COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.given_back IS 'bytes: how far what its group held (private memory and own DSM) fell after it (a cancel: over pg_procmem.guard_terminate_wait, 2 seconds at least, while its processes exit; a terminate: until the session exits, 30 seconds at most), or until the guard''s next action on that backend (all of it when the process ended); NULL until measured, and for would ... actions';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.backend_start IS 'when the backend started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.query_start IS 'when its statement started';
 COMMENT ON COLUMN @extschema@.pg_procmem_guard_actions.usename IS 'its user';
@@ -2977,9 +2998,9 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.sample_wall_ms IS 'ms: t
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure IS
 'the pressure watch''s level when the sample was taken: high (sampling every pg_procmem.pressure_sample_interval), critical (four times as often); NULL: none, or a sample of an older build';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_source IS
-'the source nearest its limit, and the one that raised pressure when there is some: machine (all its memory) or cgroup (a memory cgroup''s limit); NULL: unknown, or a sample of an older build';
+'the source nearest its limit, and the one that raised pressure when there is some: machine (all its memory), cgroup (a memory cgroup''s limit) or cgroup stall (the server''s cgroup stalled on memory: cgroup_psi_full_avg10 of 10 or more); NULL: unknown, or a sample of an older build';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_used IS
-'bytes: the memory the kernel cannot reclaim (page cache aside) in use in pressure_source; NULL: unknown';
+'bytes: the memory the kernel cannot reclaim (page cache and reclaimable slab aside) in use in pressure_source; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.pressure_limit IS 'bytes: that source''s limit; NULL: unknown';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.reused IS
 'how many of the sample''s processes kept the figures of an earlier read (pg_procmem_history.reused); 0 in samples of older builds';
@@ -2990,6 +3011,11 @@ COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_shared IS 'bytes: wh
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_segments IS 'segments the server was seen mapping that nobody has mapped for pg_procmem.dsm_leftover_after (a process killed before it removed them)';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover IS 'bytes: what they hold (in the cgroup''s usage, in no process''s)';
 COMMENT ON COLUMN @extschema@.pg_procmem_history_system.dsm_leftover_names IS 'the largest of them (at most 4), where to find them: /dev/shm/PostgreSQL.<handle>, pg_dynshmem/mmap.<handle>, or a System V shmid; NULL: none';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.psi_some_avg10 IS 'percent of the last 10 s in which some task of the machine stalled waiting for memory (/proc/pressure/memory); NULL: see psi_unavailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.psi_full_avg10 IS 'percent of the last 10 s in which every non-idle task of the machine stalled on memory at once: shown, never acted on (other tenants cause it)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_psi_some_avg10 IS 'the same of the server''s own cgroup (cgroup v2 memory.pressure); NULL: see psi_unavailable';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.cgroup_psi_full_avg10 IS 'the same, every task of the server''s cgroup at once; from 10 the pressure watch is high (pressure_source cgroup stall)';
+COMMENT ON COLUMN @extschema@.pg_procmem_history_system.psi_unavailable IS 'why a stall figure is NULL (PSI off, cgroup v1, unreadable); NULL: all were read';
 
 -- pg_procmem_crashes
 COMMENT ON COLUMN @extschema@.pg_procmem_crashes.number IS '1, 2, ... since the history file was created';
@@ -3111,7 +3137,7 @@ COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.dirty_background_bytes IS 
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.overcommit_ratio IS 'percent: vm.overcommit_ratio';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.transparent_hugepage_defrag IS 'the THP defrag mode';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_tightest_limit IS 'bytes: the limit of the cgroup level with the smallest share of room';
-COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_tightest_room IS 'bytes: that level''s room, page cache not counted';
+COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.cgroup_tightest_room IS 'bytes: that level''s room, page cache and reclaimable slab not counted';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.huge_pages IS 'the huge_pages setting';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.huge_pages_in_use IS 'the main shared memory segment is in huge pages';
 COMMENT ON COLUMN @extschema@.pg_procmem_advice_facts.page_tables IS 'bytes: every server process''s page tables now';

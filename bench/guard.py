@@ -27,6 +27,9 @@ One run, CPU time from /proc/PID/schedstat (never wall time for a cost):
    what the victim held from its peak). With the hogs' growth rates, the
    headroom the threshold must leave: rate x (check interval + time to
    cancel).
+4. over the threshold with nothing worth acting on: 200 sessions running
+   pg_sleep in the memory cgroup, its limit set so that the use is at 93%:
+   the guard's worker's on-CPU time per second.
 
 Run through `PG_MAJOR=17 bench/run guard`, as root (ports 5650-5655).
 Writes bench/results/<name>.md and PNGs.
@@ -625,6 +628,66 @@ def part_act(port, cg, runs, interval_ms, worker_seconds):
     return res
 
 
+# --- part 4: over the threshold with nothing worth acting on ---------------------------
+
+def sleep_until_canceled(conn, seconds):
+    try:
+        conn.execute("SELECT pg_sleep(%s)" % seconds)
+    except psycopg.Error:
+        pass            # canceled at the end of the part
+
+
+def part_over(port, cg, seconds, connections):
+    """`connections` sessions each running pg_sleep (a few MB each: no
+    statement worth a cancel), the cgroup's limit set so that its
+    unreclaimable use is at 93% (past the 90% threshold, under the 95%
+    critical level): the guard's worker's on-CPU time per second. Every
+    statement is a running one, so every look reads each backend (statm, and
+    its DSM at the full reads)."""
+    cl = Cluster(port, {"pg_procmem.guard": "on", "max_connections": str(connections + 20)}, cgroup=cg)
+    mon = cl.connect("gbench-monitor")
+    conns, threads, res = [], [], {"connections": connections}
+    sampler = CgroupSampler(cg, 0.1)
+    try:
+        mon.execute("CREATE EXTENSION pg_procmem")
+        gpid = guard_pid(mon)
+        for _ in range(connections):
+            c = cl.connect("gbench-sleeper")
+            c.execute("SELECT 1")
+            conns.append(c)
+        threads += [threading.Thread(target=lambda c=c: sleep_until_canceled(c, seconds + 30), daemon=True)
+                    for c in conns]
+        for t in threads:
+            t.start()
+        time.sleep(3)
+        used = sampler.read()
+        limit = int(used / 0.93)
+        cg_limit(cg, limit)
+        sampler.start()
+        time.sleep(3)
+        print(f"-- part 4: {connections} running statements at 93% of {limit / MB:.0f} MB, {seconds} s", flush=True)
+        c0, w0, j0 = on_cpu_ns(gpid), time.time(), machine_busy()
+        time.sleep(seconds)
+        cpu, wall = (on_cpu_ns(gpid) - c0) / 1e9, time.time() - w0
+        pcts = [v * 100 / limit for _, v in sampler.samples]
+        res.update({"cpu_ms": cpu * 1000, "wall_s": wall, "pct": cpu / wall * 100, "limit_mb": limit / MB,
+                    "use_min_pct": min(pcts), "use_max_pct": max(pcts), "busy_pct": busy_pct(j0, machine_busy()),
+                    "actions": mon.execute("SELECT count(*) FROM pg_procmem_guard_actions").fetchone()[0]})
+        print(res, flush=True)
+        res["logs"] = cl.log_issues()
+    finally:
+        sampler.stop_flag = True
+        cg_limit(cg, None)
+        # the sleeps ended first: their threads must not find their connections closed under them
+        mon.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'gbench-sleeper'")
+        for t in threads:
+            t.join(10)
+        close_all(conns)
+        mon.close()
+        cl.stop()
+    return res
+
+
 # --- the report ------------------------------------------------------------------------
 
 def med_max(xs):
@@ -669,7 +732,8 @@ def render(d):
           "Two clusters side by side, `pg_procmem.guard = on`, one at `pg_procmem.guard_interval = 50ms` (the "
           "default), one at 10 ms, over the same window; the worker's on-CPU time per second of wall time. Far "
           "below the threshold, as here, each look is one reading of the pressure watch (the cgroup's or the "
-          "machine's figures) and nothing else: the backends are read only past the threshold.", "",
+          "machine's figures) and nothing else: the backends are read only within 10 points of the threshold "
+          "(once a second) and past it (every look).", "",
           "| server | guard_interval | looks | on-CPU | window | CPU % of a core | µs per look | machine busy |",
           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for phase, v in w["windows"].items():
@@ -681,6 +745,16 @@ def render(d):
         r = act["worker_in_cgroup"]
         md.append(f"| idle, in a memory cgroup limited to 1.5 GB (part 3's cluster) | 50 ms | {r['ticks']:.0f} | "
                   f"{r['cpu_ms']:.1f} ms | {r['wall_s']:.1f} s | {r['pct']:.3f}% | {r['us_per_tick']:.1f} | |")
+    over = d.get("over")
+    if over:
+        md += ["", f"Over the threshold with nothing worth acting on (part 4: {over['connections']} sessions each "
+               f"running `pg_sleep`, a few MB apiece, in a cgroup whose limit puts its unreclaimable use at "
+               f"{over['use_min_pct']:.0f}-{over['use_max_pct']:.0f}% of {over['limit_mb']:.0f} MB, past the 90% "
+               f"threshold): the worker took {over['cpu_ms']:.0f} ms of CPU in {over['wall_s']:.1f} s, "
+               f"**{over['pct']:.2f}% of a core** ({over['actions']} actions; machine {over['busy_pct']:.0f}% busy). "
+               "With nothing to act on it looks at the backends once a second, or as soon as the memory grows by "
+               "16 MB; each look reads every running backend's statm, and once a second every backend's DSM "
+               "segments."]
     off = w["off"]
     md += ["", f"With `pg_procmem.guard = off` (a third cluster, the same window) no guard process runs: "
            f"{off['in_pg_stat_activity']} rows of backend_type `{GUARD_TYPE}` in pg_stat_activity, "
@@ -851,7 +925,7 @@ def charts(d):
             tl = act["timelines"][name]
             level = LIMIT * 0.9 / MB
             if r0.get("crossed") and tl:
-                tcross = next(t for t, v in tl if v >= LIMIT * 0.9)
+                tcross = next((t for t, v in tl if v >= LIMIT * 0.9), tl[0][0] if tl else 0)
                 ax.plot([(t - tcross) * 1000 for t, _ in tl], [v / MB for _, v in tl], "-", color="#1f77b4",
                         label="cgroup's unreclaimable use")
                 for key, color, lab in (("to_gave_back_action_ms", "#d62728", "guard's action"),
@@ -900,7 +974,7 @@ def main():
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=4, help="part 2's rounds (even: the limit swapped)")
     ap.add_argument("--runs", type=int, default=5, help="part 3's runs per scenario")
-    ap.add_argument("--parts", default="1,2,3")
+    ap.add_argument("--parts", default="1,2,3,4")
     ap.add_argument("--render", metavar="FILE.json", help="only write the report from a run's figures")
     a = ap.parse_args()
     if a.render:
@@ -913,6 +987,7 @@ def main():
          "cgroup_version": "v2" if cg and os.path.exists(os.path.join(cg, "memory.current")) else "v1",
          "load_start": os.getloadavg()[0]}
     parts = a.parts.split(",")
+    os.makedirs("/tmp/w", exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="bench-guard-pgbench.", dir="/tmp/w")
     try:
         if "1" in parts:
@@ -924,6 +999,11 @@ def main():
                 d["act"] = part_act(a.port + 5, cg, a.runs, 50, a.seconds)
             else:
                 print("-- part 3 skipped: no memory cgroup ($GUARD_CGROUP)", flush=True)
+        if "4" in parts:
+            if cg:
+                d["over"] = part_over(a.port + 5, cg, 20, a.connections)
+            else:
+                print("-- part 4 skipped: no memory cgroup ($GUARD_CGROUP)", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     d["load_end"] = os.getloadavg()[0]

@@ -21,7 +21,15 @@ stat(2) of exe; schedstat; oom_score) instead of reading it. One run:
    none), A with pg_procmem.pressure_watch_interval 100 ms (the default),
    B with the watch off (0), the sampler's CPU over 60 s. Goal: <= 0.2%.
 
-Run through `PG_MAJOR=17 bench/run reuse`, as root (ports 5643, 5644).
+Conditions (part 2; none by default, a quiet host): --compact-every S writes
+1 to /proc/sys/vm/compact_memory every S seconds (compaction migrates pages:
+pgmigrate_success moves, which no longer stops reuse), --hogs N runs N busy
+loops at nice 0 beside it (a loaded host). The sampler's CPU is its own
+clock either way.
+
+Run through `PG_MAJOR=17 bench/run reuse`, as root (ports 5643, 5644);
+`PG_MAJOR=17 bench/run reuse --name reuse-loaded --compact-every 5 --hogs 2`
+is the loaded host's run.
 Writes bench/results/<name>.md and PNG.
 """
 import argparse
@@ -32,6 +40,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +92,7 @@ def file_samples(cl, off):
 # src/rules/reuse.c's counters: anonymous pages moved stop reuse; file pages only
 # make a reused process's rss read again; reclaim's totals are anonymous
 # only where the kernel does not count reclaim by kind
-MOVED_ANON = ("pgsteal_anon", "pgdemote_", "pgpromote_success", "pswpout", "zswpout", "pgmigrate_success",
+MOVED_ANON = ("pgsteal_anon", "pgdemote_", "pgpromote_success", "pswpout", "zswpout",
               "thp_split_", "thp_deferred_split_page", "thp_underused_split_page", "thp_collapse_alloc",
               "thp_migration_split")
 MOVED_FILE = ("pgsteal_file", "drop_pagecache", "drop_slab")
@@ -192,6 +201,47 @@ def sample_window(clusters, pids, off, skip, count, timeout):
             for label, v in marks.items() if len(v) == 2}, why
 
 
+class Load:
+    """Part 2's conditions: compaction every compact_every seconds (a
+    thread), hogs busy loops at nice 0; what they did, for the report."""
+
+    def __init__(self, compact_every, hogs):
+        self.compact_every, self.hogs, self.procs, self.compactions = compact_every, hogs, [], 0
+        self.stop = threading.Event()
+        self.thread = None
+
+    def __enter__(self):
+        with open("/proc/vmstat") as f:
+            self.migrated0 = int(next((l.split()[1] for l in f if l.startswith("pgmigrate_success ")), 0))
+        self.procs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(self.hogs)]
+        if self.compact_every:
+            self.thread = threading.Thread(target=self.compact, daemon=True)
+            self.thread.start()
+        return self
+
+    def compact(self):
+        while not self.stop.wait(self.compact_every):
+            with open("/proc/sys/vm/compact_memory", "w") as f:
+                f.write("1")
+            self.compactions += 1
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread:
+            self.thread.join()
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        with open("/proc/vmstat") as f:
+            self.migrated = int(next((l.split()[1] for l in f if l.startswith("pgmigrate_success ")), 0)) \
+                - self.migrated0
+        return False
+
+    def said(self):
+        return {"compact_every": self.compact_every, "hogs": self.hogs, "compactions": self.compactions,
+                "pages_migrated": self.migrated}
+
+
 def part_sampler(clusters, mons, pids, off, interval, count, skip):
     settings(mons, {label: {"pg_procmem.sample_interval": interval, "pg_procmem.pressure_watch_interval": "100ms"}
                     for label in mons})
@@ -252,6 +302,9 @@ def main():
     ap.add_argument("--port", type=int, default=5643)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--watch-seconds", type=int, default=60)
+    ap.add_argument("--compact-every", type=float, default=0, metavar="S",
+                    help="write 1 to /proc/sys/vm/compact_memory every S seconds during part 2")
+    ap.add_argument("--hogs", type=int, default=0, metavar="N", help="N busy loops at nice 0 during part 2")
     ap.add_argument("--render", metavar="FILE.json", help="only write the report from a run's figures")
     a = ap.parse_args()
     if a.render:
@@ -286,10 +339,11 @@ def main():
                 conns.append(c)
         pids = {label: sampler_pid(m) for label, m in mons.items()}
 
-        print("-- part 2: 10 s", flush=True)
-        ten = part_sampler(clusters, mons, pids, off, "10s", 12, 1)
-        print("-- part 2: 1 s", flush=True)
-        one = part_sampler(clusters, mons, pids, off, "1s", 60, 2)
+        with Load(a.compact_every, a.hogs) as load:
+            print("-- part 2: 10 s", flush=True)
+            ten = part_sampler(clusters, mons, pids, off, "10s", 12, 1)
+            print("-- part 2: 1 s", flush=True)
+            one = part_sampler(clusters, mons, pids, off, "1s", 60, 2)
         print("-- part 3: the watch alone", flush=True)
         watch = part_watch(mons, pids, a.watch_seconds)
 
@@ -308,8 +362,18 @@ def main():
             "load_start": load0, "load_end": os.getloadavg()[0], "minutes": (time.time() - t_start) / 60,
             "connections": a.connections, "reps": a.reps, "watch_seconds": a.watch_seconds,
             "backends": len(backends), "cost_children": own, "cost_backends": server, "interval_10s": ten,
-            "interval_1s": one, "watch": watch, "offsets": off, "logs": logs, "deaths": deaths}
+            "interval_1s": one, "watch": watch, "offsets": off, "logs": logs, "deaths": deaths,
+            "load": load.said()}
     render(data)
+
+
+def reproduce_flags(d):
+    """The options of the run, as bench/run takes them."""
+    load = d.get("load") or {}
+    return "".join(x for x in (
+        f" --name {d['name']}" if d["name"] != "reuse" else "",
+        f" --compact-every {load['compact_every']:g}" if load.get("compact_every") else "",
+        f" --hogs {load['hogs']}" if load.get("hogs") else ""))
 
 
 def render(d):
@@ -321,7 +385,7 @@ def render(d):
     logs, deaths = d["logs"], d["deaths"]
     floor, reused, fresh = (k for k in own)
     md = [f"# What reused figures save the sampler: {a.name}", "",
-          f"Reproduce: `PG_MAJOR=17 bench/run reuse` (as root; bench/run builds and installs pg_procmem from this "
+          f"Reproduce: `PG_MAJOR=17 bench/run reuse{reproduce_flags(d)}` (as root; bench/run builds and installs pg_procmem from this "
           f"checkout, then runs `bench/reuse.py`). {d['version']}, {d['cores']} cores, Linux {d['kernel']}; "
           f"1-minute load average {d['load_start']:.2f} at the start, {d['load_end']:.2f} at the end (this run "
           f"included); the run took {d['minutes']:.1f} min. Times are CPU time (the processes' own clocks, "
@@ -337,7 +401,17 @@ def render(d):
                      (f"{d['backends']} idle backends (cluster A), {a.reps} passes", server)):
         md.append(f"| {label} | " + " | ".join(f"{v:.1f}" for v in r.values()) +
                   f" | {r[reused] / r[floor]:.2f}x | {r[fresh] / r[reused]:.1f}x |")
+    load = d.get("load") or {"compact_every": 0, "hogs": 0}
+    conditions = ("a quiet host: no compaction asked for, no busy loop beside it" if not load["compact_every"]
+                  and not load["hogs"] else
+                  ", ".join(x for x in (
+                      f"`/proc/sys/vm/compact_memory` written every {load['compact_every']:g} s "
+                      f"({load['compactions']} compactions, {load['pages_migrated']:,} pages migrated)"
+                      if load["compact_every"] else "",
+                      f"{load['hogs']} busy loops at nice 0 (the machine's {d['cores']} cores)" if load["hogs"] else "")
+                            if x))
     md += ["", f"## 2. The sampler at {a.connections:,} idle connections", "",
+           f"Conditions: {conditions}.", "",
            "Two clusters side by side (pg_procmem preloaded, shared_buffers 128 MB, autovacuum off), "
            f"{a.connections:,} idle connections each held by psycopg; A with `pg_procmem.sample_reuse = on` "
            "(the default), B off (every process read at every sample). The sampler's on-CPU time is counted "
@@ -367,7 +441,7 @@ def render(d):
                       f"{r['ms_per_sample']:.1f} | {r['cpu_s'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
                       f"{r['pct']:.3f}% | {r['busy_pct']:.0f}% |")
     md += ["", "A sample reuses nothing when, since the last one, an anonymous page moved on the machine "
-           "(/proc/vmstat's counters of anonymous reclaim, swap-out, migration, THP splits and collapses, ...: "
+           "(/proc/vmstat's counters of anonymous reclaim, swap-out, THP splits and collapses (not migration: docs/overhead.md), ...: "
            "the machine is shared) or the postmaster touched its memory (ran and took a page fault, or its "
            "anonymous resident set changed: its once-a-minute wake-up does neither); page cache reclaimed only "
            "makes the reused processes' rss read again. Every process is read afresh at least every 2 minutes "

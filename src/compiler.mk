@@ -9,7 +9,7 @@
 # support) and -Wformat (which -Wformat-security needs), on a program
 # that gives no warning (all of them at once first: the usual answer is
 # yes); those the compiler at hand refuses are left out, with a line on
-# stderr saying which, and the others stay as they are.
+# stderr saying which (in 80 columns), and the others stay as they are.
 PROCMEM_CC_FLAGS := $(sort $(filter -W% -f%,$(CFLAGS)))
 PROCMEM_CC_PROBE = echo 'int main(void) { return 0; }' | LC_ALL=C $(CC) -Werror -Wformat $(1) -fsyntax-only -x c - \
 	>/dev/null 2>&1
@@ -18,7 +18,7 @@ PROCMEM_CC_REFUSES := $(strip $(shell $(call PROCMEM_CC_PROBE,$(PROCMEM_CC_FLAGS
 ifneq ($(PROCMEM_CC_REFUSES),)
 # said where something is built (make, make all), not for install or clean
 ifeq ($(filter-out all,$(MAKECMDGOALS)),)
-PROCMEM_SAID := $(shell echo "$(CC) does not know $(PROCMEM_CC_REFUSES) (pg_config --cflags): left out" >&2)
+PROCMEM_SAID := $(shell echo "$(CC) does not know $(PROCMEM_CC_REFUSES) (pg_config --cflags): left out" | fold -s -w 80 >&2)
 endif
 override CFLAGS := $(filter-out $(PROCMEM_CC_REFUSES),$(CFLAGS))
 endif

@@ -266,8 +266,8 @@ BEGIN ATOMIC
 				THEN 'critical' ELSE 'warning' END,
 		   pg_catalog.format('memory cgroup: %s left of a %s limit', pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
 							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit)),
-		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache not '
-							 'counted; usage of the server''s cgroup %s, of which %s page cache',
+		   pg_catalog.format('memory cgroup %s (or an ancestor): %s left of a %s limit (%s%%), page cache and '
+							 'reclaimable slab not counted; usage of the server''s cgroup %s, of which %s page cache',
 							 f.cgroup_path, pg_catalog.pg_size_pretty(f.cgroup_tightest_room),
 							 pg_catalog.pg_size_pretty(f.cgroup_tightest_limit),
 							 pg_catalog.round((f.cgroup_tightest_room OPERATOR(pg_catalog.*) 100.0)
@@ -585,18 +585,34 @@ BEGIN ATOMIC
 				  ORDER BY a.held DESC, a.acted_at DESC LIMIT 1) AS l
 	WHERE s.done OPERATOR(pg_catalog.+) s.said OPERATOR(pg_catalog.>) 0
 	UNION ALL
-	-- set, where nothing acts on it
+	-- set, where nothing acts on it: in this session (postgresql.conf, SET),
+	-- or a backend limit for a role or a database (ALTER ROLE / DATABASE ...
+	-- SET), which this session does not see (the guard itself is set for the
+	-- server only: reload, not per role)
 	SELECT 'memory_guard', 'warning', 'memory guard set, but pg_procmem is not preloaded',
-		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s; pg_procmem is not in '
-							 'shared_preload_libraries', COALESCE(g.guard, 'off'), COALESCE(g.own, '0')),
+		   pg_catalog.format('pg_procmem.guard = %s, pg_procmem.max_backend_memory = %s%s; pg_procmem is not in '
+							 'shared_preload_libraries', COALESCE(g.guard, 'off'), COALESCE(g.own, '0'),
+							 CASE WHEN r.set_for IS NOT NULL
+								  THEN ' (here), and set for ' OPERATOR(pg_catalog.||) r.set_for ELSE '' END),
 		   'Add pg_procmem to shared_preload_libraries and restart the server: until then no guard runs and no '
 		   'backend checks its limit.'
 	-- (pg_procmem.history_size is defined only where it is preloaded; shared_preload_libraries
 	-- itself only a superuser or pg_read_all_settings may read)
 	FROM (SELECT pg_catalog.current_setting('pg_procmem.guard', true) AS guard,
 				 pg_catalog.current_setting('pg_procmem.max_backend_memory', true) AS own,
-				 pg_catalog.current_setting('pg_procmem.history_size', true) AS preloaded) AS g
-	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0')
+				 pg_catalog.current_setting('pg_procmem.history_size', true) AS preloaded) AS g,
+		 (SELECT pg_catalog.string_agg(pg_catalog.concat_ws(' in ', COALESCE('role ' OPERATOR(pg_catalog.||) ro.rolname, 'every role'),
+															'database ' OPERATOR(pg_catalog.||) d.datname)
+									   OPERATOR(pg_catalog.||) ' (' OPERATOR(pg_catalog.||) c.setting OPERATOR(pg_catalog.||) ')',
+									   ', ' ORDER BY ro.rolname, d.datname, c.setting) AS set_for
+		  FROM pg_catalog.pg_db_role_setting AS s
+			   LEFT JOIN pg_catalog.pg_roles AS ro ON ro.oid OPERATOR(pg_catalog.=) s.setrole
+			   LEFT JOIN pg_catalog.pg_database AS d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase,
+			   LATERAL pg_catalog.unnest(s.setconfig) AS c(setting)
+		  WHERE c.setting OPERATOR(pg_catalog.~*) '^pg_procmem\.max_backend_memory='
+			AND c.setting OPERATOR(pg_catalog.!~*) '^pg_procmem\.max_backend_memory=0+ *([kmgt]?b)?$') AS r
+	WHERE (COALESCE(g.guard, 'off') OPERATOR(pg_catalog.<>) 'off' OR COALESCE(g.own, '0') OPERATOR(pg_catalog.<>) '0'
+		   OR r.set_for IS NOT NULL)
 	  AND g.preloaded IS NULL;
 END;
 

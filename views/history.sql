@@ -75,7 +75,12 @@ CREATE FUNCTION pg_procmem_history_system_samples(
 	OUT dsm_shared bigint,
 	OUT dsm_leftover_segments integer,
 	OUT dsm_leftover bigint,
-	OUT dsm_leftover_names text[])
+	OUT dsm_leftover_names text[],
+	OUT psi_some_avg10 double precision,
+	OUT psi_full_avg10 double precision,
+	OUT cgroup_psi_some_avg10 double precision,
+	OUT cgroup_psi_full_avg10 double precision,
+	OUT psi_unavailable text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_procmem_history_system'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

@@ -2,7 +2,7 @@
 -- pg_procmem_top's columns. It is stored as a bigint, and bigint's own
 -- functions compare, hash, send and receive it; the library only reads and
 -- prints it (src/size.c): at most 7 characters up to 8191 PB ("1023 kB",
--- "9.9 MB", "1023 MB", "1.0 GB") where those are exact, and in bytes
+-- "9.9 MB", "1023 MB", "1.0 GB"; rounded as pg_size_pretty rounds) where those are exact, and in bytes
 -- ("1500 bytes") where they are not, so that every size reads back as
 -- itself (pg_dump, COPY, a view's constants: all go through the text).
 -- pg_procmem_size_rounded() rounds a bigint to its short form:

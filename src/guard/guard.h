@@ -17,7 +17,11 @@ typedef struct guard_request
 	int32		pid;			/* 0: a free entry */
 	int32		what;			/* GUARD_CANCEL or GUARD_TERMINATE */
 	TimestampTz asked_at;		/* its action's at */
-	int64		held;
+	int64		held;			/* what was compared: a cancel's statement, a terminate's session */
+	int64		dsm;			/* ... of which its group's own dynamic shared memory */
+	int64		sessions;		/* what sessions held between statements then */
+	int32		session_pid;	/* the largest of them (not the one asked); 0: none */
+	int64		session_held;
 	int64		used;
 	int64		limit;
 	int32		threshold_pct;

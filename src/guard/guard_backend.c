@@ -4,7 +4,9 @@
  *		the error a backend reports when the guard, or that limit, canceled
  *		its statement or ended its session.
  *
- * The limit: while a client backend runs a statement, a timeout every
+ * The limit: while a client backend runs a statement, from its parse
+ * analysis and planning on (the planner folds constants, so it may run
+ * functions that allocate: repeat('x', 1000000000)), a timeout every
  * pg_procmem.backend_check_interval reads /proc/<pid>/statm (one pread of
  * a file kept open: what a signal handler may do) and, when what the
  * backend holds (guard_rules.h) is over the limit, cancels the statement
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "access/xact.h"
+#include "lib/stringinfo.h"
 #include "tcop/tcopprot.h"
 #include "utils/backend_status.h"
 #include "utils/memutils.h"
@@ -47,6 +50,13 @@
 #include "rules/guard_rules.h"
 #include "server/contexts.h"
 #include "server/hooks.h"
+
+/*
+ * A statement still over its limit after this many checks in a row caught
+ * each cancel (a PL/pgSQL handler): its session is ended, as nothing else
+ * stops it (a second at the default interval)
+ */
+#define GUARD_DEFIED_CHECKS	20
 
 /* pg_procmem.max_backend_memory (MB; 0: none), pg_procmem.backend_check_interval */
 static int	max_backend_memory_mb = 0;
@@ -61,6 +71,9 @@ static int	armed_interval_ms = 0;
 
 /* Set by the check (in a signal handler) when it canceled the statement */
 static volatile sig_atomic_t over_limit = false;
+/* checks in a row that found it over the limit; past GUARD_DEFIED_CHECKS, its session ends */
+static volatile sig_atomic_t over_checks = 0;
+static volatile sig_atomic_t over_terminate = false;
 static volatile int64 over_held = 0;
 static volatile TimestampTz over_at = 0;
 
@@ -112,24 +125,35 @@ check_backend_memory(void)
 			over_held = held;
 			over_at = GetCurrentTimestamp();
 			over_limit = true;
-			/* as statement_timeout cancels (ignored at the prompt) */
-			kill(MyProcPid, SIGINT);
+			if (++over_checks >= GUARD_DEFIED_CHECKS)
+			{
+				/* its cancels caught: the session ends, as pg_terminate_backend() */
+				over_terminate = true;
+				kill(MyProcPid, SIGTERM);
+			}
+			else
+				/* as statement_timeout cancels (ignored at the prompt) */
+				kill(MyProcPid, SIGINT);
 		}
+		else
+			over_checks = 0;
 	}
 	enable_timeout_after(check_timeout, armed_interval_ms);
 }
 
 /*
- * Sets the check going at a statement's start, unless it runs: error
- * recovery stops every timeout (a failed subtransaction too), so whether it
- * runs is asked of the timeout, not remembered.
+ * Sets the check going as a statement is analyzed, planned or started,
+ * unless it runs: error recovery stops every timeout (a failed
+ * subtransaction too), so whether it runs is asked of the timeout, not
+ * remembered.
  */
 static void
-arm(const PlannedStmt *plan)
+arm(void)
 {
 	char		path[64];
 
-	if (limit_bytes <= 0 || MyBackendType != B_BACKEND)
+	/* a WAL sender too: a replication=database connection runs SQL */
+	if (limit_bytes <= 0 || (MyBackendType != B_BACKEND && MyBackendType != B_WAL_SENDER))
 		return;
 	if (check_timeout != MAX_TIMEOUTS && get_timeout_active(check_timeout))
 		return;
@@ -154,8 +178,16 @@ arm(const PlannedStmt *plan)
 		check_timeout = RegisterTimeout(USER_TIMEOUT, check_backend_memory);
 	armed_interval_ms = backend_check_interval_ms;
 	over_limit = false;
+	over_checks = 0;
 	armed = true;
 	enable_timeout_after(check_timeout, armed_interval_ms);
+}
+
+/* Before an executor start or a utility command (a cached plan is not planned again) */
+static void
+arm_start(const PlannedStmt *plan)
+{
+	arm();
 }
 
 static void
@@ -177,8 +209,8 @@ assign_max_backend_memory(int newval, void *extra)
 /*
  * With track_activities off the status says nothing of idleness: the check
  * stops at each transaction's end instead (a COMMIT inside a procedure
- * stops it too, until the next statement of the procedure's that starts an
- * executor).
+ * stops it too, until the next statement of the procedure's that is
+ * planned or starts an executor).
  */
 static void
 guard_xact_callback(XactEvent event, void *arg)
@@ -233,7 +265,7 @@ limit_as_set(void)
 
 /* This backend's statement was canceled past its own limit: the row and the error */
 static void
-report_backend_limit(ErrorData *edata)
+report_backend_limit(ErrorData *edata, bool terminate)
 {
 	history_guard_action a;
 	char		held_s[32];
@@ -243,7 +275,7 @@ report_backend_limit(ErrorData *edata)
 	memset(&a, 0, sizeof(a));
 	a.at = over_at;
 	a.pid = MyProcPid;
-	a.what = GUARD_CANCEL;
+	a.what = terminate ? GUARD_TERMINATE : GUARD_CANCEL;
 	a.why = GUARD_BACKEND_LIMIT;
 	a.processes = 1;
 	a.held = over_held;
@@ -264,34 +296,53 @@ report_backend_limit(ErrorData *edata)
 	(void) guard_record_action(&a);
 
 	edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
-	edata->message = psprintf("canceling statement because this backend held %s, over pg_procmem.max_backend_memory (%s)",
-							  held_s, limit_as_set());
+	edata->message = terminate ?
+		psprintf("terminating connection because this backend held %s, over pg_procmem.max_backend_memory (%s), through %d cancels its statement caught",
+				 held_s, limit_as_set(), GUARD_DEFIED_CHECKS - 1) :
+		psprintf("canceling statement because this backend held %s, over pg_procmem.max_backend_memory (%s)",
+				 held_s, limit_as_set());
 	edata->detail = NULL;
 	edata->hint = pstrdup("What a backend holds is its anonymous resident memory (RssAnon in /proc/PID/status).");
-	trim_after_abort(a.at, over_held);
+	if (!terminate)
+		trim_after_abort(a.at, over_held);
 }
 
-/* The guard canceled this backend's statement or ended its session */
+/* The guard canceled this backend's statement or ended its session: what it compared */
 static void
 report_guard(ErrorData *edata, const guard_request *r)
 {
-	char		held_s[32], used_s[32], limit_s[32];
+	char		held_s[32], used_s[32], limit_s[32], dsm_s[32], sessions_s[32], largest_s[32];
 	const char *source = pressure_source_name(r->source);
+	StringInfoData detail;
 
 	guard_format_bytes(held_s, sizeof(held_s), r->held);
 	guard_format_bytes(used_s, sizeof(used_s), r->used);
 	guard_format_bytes(limit_s, sizeof(limit_s), r->limit);
+	guard_format_bytes(dsm_s, sizeof(dsm_s), r->dsm);
+	source = source ? source : "server";
 	edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
-	if (r->processes > 1)
-		edata->message = psprintf("%s because this backend and its %d parallel workers held the most memory (%s) when the %s's memory reached %s of its %s limit",
-								  r->what == GUARD_TERMINATE ? "terminating connection" : "canceling statement",
-								  r->processes - 1, held_s, source ? source : "server", used_s, limit_s);
+	if (r->what == GUARD_TERMINATE)
+		edata->message = psprintf("terminating connection because this session held %s between statements, the most of any session, when the %s's memory reached %s of its %s limit",
+								  held_s, source, used_s, limit_s);
+	else if (r->processes > 1)
+		edata->message = psprintf("canceling statement because it and its %d parallel workers held the most memory of the running statements (%s%s%s%s) when the %s's memory reached %s of its %s limit",
+								  r->processes - 1, held_s, r->dsm > 0 ? ", " : "", r->dsm > 0 ? dsm_s : "",
+								  r->dsm > 0 ? " of it in dynamic shared memory" : "", source, used_s, limit_s);
 	else
-		edata->message = psprintf("%s because this backend held the most memory (%s) when the %s's memory reached %s of its %s limit",
-								  r->what == GUARD_TERMINATE ? "terminating connection" : "canceling statement",
-								  held_s, source ? source : "server", used_s, limit_s);
-	edata->detail = psprintf("pg_procmem.guard acts at pg_procmem.guard_threshold (%d%%) of the limit.",
-							 r->threshold_pct);
+		edata->message = psprintf("canceling statement because it held the most memory of the running statements (%s%s%s%s) when the %s's memory reached %s of its %s limit",
+								  held_s, r->dsm > 0 ? ", " : "", r->dsm > 0 ? dsm_s : "",
+								  r->dsm > 0 ? " of it in dynamic shared memory" : "", source, used_s, limit_s);
+	initStringInfo(&detail);
+	appendStringInfo(&detail, "pg_procmem.guard acts at pg_procmem.guard_threshold (%d%%) of the limit.",
+					 r->threshold_pct);
+	if (r->what != GUARD_TERMINATE && r->session_pid != 0)
+	{
+		guard_format_bytes(sessions_s, sizeof(sessions_s), r->sessions);
+		guard_format_bytes(largest_s, sizeof(largest_s), r->session_held);
+		appendStringInfo(&detail, " Sessions between statements held %s (the largest, PID %d, %s).",
+						 sessions_s, r->session_pid, largest_s);
+	}
+	edata->detail = detail.data;
 	edata->hint = NULL;
 	if (r->what == GUARD_CANCEL)
 		trim_after_abort(0, 0);
@@ -309,10 +360,15 @@ guard_emit_log(ErrorData *edata)
 		{
 			over_limit = false;
 			if (over_at >= stmt_start)
-				report_backend_limit(edata);
+				report_backend_limit(edata, false);
 		}
 		else if (guard_take_request(MyProcPid, GUARD_CANCEL, stmt_start, &r))
 			report_guard(edata, &r);
+	}
+	else if (edata->elevel == FATAL && edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN && over_terminate)
+	{
+		over_terminate = false;
+		report_backend_limit(edata, true);
 	}
 	else if (edata->elevel == FATAL && edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN &&
 			 guard_take_request(MyProcPid, GUARD_TERMINATE, MyStartTimestamp, &r))
@@ -324,7 +380,8 @@ guard_emit_log(ErrorData *edata)
  * run (hooks.c): they see the guard's error, as the server log does.
  */
 static const procmem_hooks_part guard_hooks = {
-	.statement_start = arm,
+	.statement_planning = arm,
+	.statement_start = arm_start,
 	.log_before = guard_emit_log
 };
 

@@ -21,6 +21,7 @@
 #include "utils/timestamp.h"
 
 #include "guard/guard_store.h"
+#include "rules/guard_rules.h"
 #include "rules/pressure.h"
 #include "server/shmem.h"
 
@@ -104,8 +105,8 @@ guard_take_request(int32 pid, int32 what, TimestampTz stmt_start, guard_request 
 		 * asked of a statement (or, for a terminate, a backend of that pid)
 		 * that has ended, or too long ago: not this one's
 		 */
-		found = r->asked_at >= stmt_start &&
-			!TimestampDifferenceExceeds(r->asked_at, GetCurrentTimestamp(), GUARD_REQUEST_MAX_AGE_MS);
+		found = guard_request_applies(r->asked_at, stmt_start, GetCurrentTimestamp(),
+									  (int64) GUARD_REQUEST_MAX_AGE_MS * 1000);
 		if (found)
 			*out = *r;
 		r->pid = 0;
@@ -260,7 +261,7 @@ guard_load_action(const history_guard_action *a)
 static bool
 settled_for_good(const history_guard_action *a, TimestampTz now)
 {
-	return TimestampDifferenceExceeds(a->at, now, GUARD_MEASURE_MS + 500);
+	return TimestampDifferenceExceeds(a->at, now, guard_measuring_ms(a->what) + 500);
 }
 
 int

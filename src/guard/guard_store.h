@@ -11,10 +11,21 @@
 
 /*
  * How long what a signalled backend gives back is measured: the worker
- * measures it this long, and the store takes the figure as final a little
- * after (the history file's second record of the action).
+ * measures it this long (guard_measuring_ms()), and the store takes the
+ * figure as final a little after (the history file's second record of the
+ * action).
  */
 #define GUARD_MEASURE_MS	2000
+/* ... a terminate's, until its session exits, this long at most */
+#define GUARD_TERMINATE_MEASURE_MS	30000
+
+/*
+ * How long what an action gave back is measured at most: a cancel's,
+ * pg_procmem.guard_terminate_wait, GUARD_MEASURE_MS if longer; a
+ * terminate's, GUARD_TERMINATE_MEASURE_MS; the worker stops sooner when
+ * the backend is gone (guard_worker.c)
+ */
+extern int	guard_measuring_ms(int32 what);
 
 /* Registers the store's part of shared memory (shmem.h); from procmem_guard_init() */
 extern void guard_store_register(void);

@@ -27,6 +27,7 @@
 #include "history/history_ring.h"
 #include "history/reuse_cache.h"
 #include "history/sample.h"
+#include "linux/psi.h"
 #include "linux/sysmem.h"
 #include "rules/dsm_groups.h"
 #include "server/clock.h"
@@ -444,15 +445,25 @@ sample_system(history_system *sys, const pressure_watch *watch, const pressure_s
 {
 	sysmem_meminfo mi;
 	sysmem_cgmem cg;
+	psi_server psi;
+	/* the watch's, looked up again every 10 s: the server may have moved */
+	const sysmem_cgroup *server_cgroup = watch->levels_found_ms != 0 ?
+		(watch->cgroup_known ? &watch->cgroup : NULL) : (cgroup_known ? &cgroup : NULL);
 
 	sysmem_read_meminfo(&mi);
 	sysmem_cgmem_init(&cg);
-	/* the watch's, looked up again every 10 s: the server may have moved */
-	if (watch->levels_found_ms != 0 ? watch->cgroup_known : cgroup_known)
+	if (server_cgroup)
 	{
-		sysmem_read_cgmem(watch->levels_found_ms != 0 ? &watch->cgroup : &cgroup, &cg);
-		sys->cgroup_id = (int64) sysmem_cgroup_id(watch->levels_found_ms != 0 ? &watch->cgroup : &cgroup);
+		sysmem_read_cgmem(server_cgroup, &cg);
+		sys->cgroup_id = (int64) sysmem_cgroup_id(server_cgroup);
 	}
+	psi_read_server(server_cgroup, &psi);
+	sys->psi_read = 1;
+	sys->psi_missing = psi.missing;
+	sys->psi_some_avg10 = psi.machine.some_avg10;
+	sys->psi_full_avg10 = psi.machine.full_avg10;
+	sys->cgroup_psi_some_avg10 = psi.cgroup.some_avg10;
+	sys->cgroup_psi_full_avg10 = psi.cgroup.full_avg10;
 	sys->run_started = history_run_started();
 	sys->postmaster_started = PgStartTime;
 	sys->sample = history_ring_last_number() + 1;

@@ -50,7 +50,7 @@ static int	sample_interval_ms = 10000;
 /* the pressure watch's settings (docs/history.md, "Sampling under pressure") */
 static int	watch_interval_ms = 100;
 static int	pressure_sample_interval_ms = 1000;
-static pressure_thresholds thresholds = {75, 90};
+static pressure_thresholds thresholds = {75, 90, 1};
 
 static pressure_watch watch;
 

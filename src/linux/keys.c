@@ -81,6 +81,7 @@ static const procfs_field v2_stat[] = {
 	PROCFS_FIELD(sysmem_cgmem, "kernel", kernel, 0),
 	PROCFS_FIELD(sysmem_cgmem, "sock", sock, 0),
 	PROCFS_FIELD(sysmem_cgmem, "slab", slab, 0),
+	PROCFS_FIELD(sysmem_cgmem, "slab_reclaimable", slab_reclaimable, 0),
 	PROCFS_FIELD(sysmem_cgmem, "percpu", percpu, 0),
 	PROCFS_FIELD(sysmem_cgmem, "vmalloc", vmalloc, 0),
 	PROCFS_FIELD(sysmem_cgmem, "file_dirty", file_dirty, 0),

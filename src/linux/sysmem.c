@@ -336,9 +336,68 @@ static const procfs_field v1_hier_field[] = {
 static const procfs_keys v1_hier_key = {v1_hier_field, 1, ' ', 0};
 
 /*
+ * The memory a cgroup level uses that the kernel cannot reclaim: one
+ * definition, here, for the pressure watch (src/rules/pressure.c), the
+ * guard that acts on it, and the room of pg_procmem_system,
+ * pg_procmem_headroom and the advice (walk_limits() below).
+ *
+ * At its limit a cgroup's next charge makes the kernel reclaim from that
+ * cgroup (try_to_free_mem_cgroup_pages(): its LRU lists, and the
+ * memcg-aware slab shrinkers for it), and it OOM-kills only when retries
+ * of that free too little. So what that reclaim takes back is not used:
+ *
+ * - Page cache, active or inactive alike (a table read twice is on the
+ *   active list): the active list is aged onto the inactive one as reclaim
+ *   runs short, so the split changes how soon, not whether. memory.stat's file counts
+ *   shmem too (tmpfs, shared anonymous memory, System V and POSIX shared
+ *   memory: shared_buffers and the DSM segments), which lives on the anon
+ *   LRU and is swap-backed: without swap it cannot be reclaimed at all, and
+ *   with swap it is swapped out like anonymous memory. So file - shmem, the
+ *   file LRU (active_file + inactive_file, give or take the pages isolated
+ *   or unevictable at a moment), is reclaimable, shmem is used.
+ *
+ * - Reclaimable slab: dentries and inodes (a server with many relations
+ *   has one of each per segment file), charged to the cgroup (v2 counts
+ *   kernel memory in memory.current) and shrunk for the cgroup in that
+ *   same reclaim before any OOM kill. Not every object of it can be freed
+ *   (an open file's dentry stays), as not every page of the page cache
+ *   can; MemAvailable, the machine's figure (used: MemTotal -
+ *   MemAvailable), counts it as available as well (SReclaimable, less the
+ *   smaller of half of it and the low watermark, as it does the file
+ *   LRU), so with it subtracted a cgroup level and the machine mean the
+ *   same. Until 1.3.0 the room (walk_limits()) kept it in while the
+ *   pressure watch took it out: a cgroup holding 500 MB of dentries had
+ *   500 MB less room in pg_procmem_headroom than the watch saw.
+ *
+ * v1's memory.stat has no slab figure: nothing is subtracted there, and
+ * its figure is higher than the kernel's by the cgroup's reclaimable slab
+ * (it errs toward pressure). Its fields are the total_* ones: usage counts
+ * the charges of the cgroup's children, and so must what is taken from it.
+ * Left counted as reclaimable: dirty and writeback page cache (reclaimable
+ * once written back, which reclaim starts and throttles on), and mlocked
+ * file pages (the "unevictable" list; PostgreSQL itself mlocks nothing).
+ */
+int64_t
+sysmem_cgroup_unreclaimable(int64_t usage, int64_t file, int64_t shmem, int64_t slab_reclaimable)
+{
+	int64_t		reclaimable;
+
+	if (usage < 0 || file < 0 || shmem < 0 || shmem > file)
+		return PROCFS_MISSING;
+	reclaimable = file - shmem;
+	/* each term at most usage: no overflow, and never below 0 */
+	if (reclaimable >= usage)
+		return 0;
+	usage -= reclaimable;
+	if (slab_reclaimable > 0)
+		usage = slab_reclaimable >= usage ? 0 : usage - slab_reclaimable;
+	return usage;
+}
+
+/*
  * Walks from the cgroup up to the mount point. At each level with a limit,
- * that limit minus what that level uses (page cache aside: it is reclaimed
- * first) is room left; an ancestor's limit covers its other children too.
+ * that limit minus what that level uses that the kernel cannot reclaim
+ * (sysmem_cgroup_unreclaimable()) is room left; an ancestor's limit covers its other children too.
  * Sets the smallest limit, the smallest room, and the limit and room of
  * the level whose room is the smallest share of its limit (a 100 GB parent
  * 91% full is tighter than a 1 GB child 10% full, though it has more room).
@@ -359,18 +418,18 @@ walk_limits(const sysmem_cgroup *cg, const char *limit_file, const char *usage_f
 		if (l >= 0)
 		{
 			int64_t		u = sysmem_read_limit(dir, usage_file);
+			int64_t		used;
 			sysmem_cgmem level;
 
 			sysmem_cgmem_init(&level);
 			read_keyed(dir, "memory.stat", stat_keys, &level);
 			if (*limit < 0 || l < *limit)
 				*limit = l;
-			if (u >= 0 && level.file >= 0 && level.shmem >= 0)
+			used = sysmem_cgroup_unreclaimable(u, level.file, level.shmem, level.slab_reclaimable);
+			if (used >= 0)
 			{
-				int64_t		r = l - (u - (level.file - level.shmem));
+				int64_t		r = used >= l ? 0 : l - used;
 
-				if (r < 0)
-					r = 0;
 				if (*room < 0 || r < *room)
 					*room = r;
 				/* r / l < tight_room / tight_limit, in doubles: the products overflow */
@@ -421,12 +480,15 @@ sysmem_read_cgmem(const sysmem_cgroup *cg, sysmem_cgmem *m)
 		m->effective_limit = h.limit < 0 ? walked_limit : no_limit_as_missing(h.limit);
 	}
 	/* a limit set where we cannot see its usage: count our own against it */
-	if (m->room < 0 && m->effective_limit >= 0 && m->usage >= 0 && m->file >= 0 && m->shmem >= 0)
+	if (m->room < 0 && m->effective_limit >= 0)
 	{
-		int64_t		r = m->effective_limit - (m->usage - (m->file - m->shmem));
+		int64_t		used = sysmem_cgroup_unreclaimable(m->usage, m->file, m->shmem, m->slab_reclaimable);
 
-		m->room = m->tight_room = r < 0 ? 0 : r;
-		m->tight_limit = m->effective_limit;
+		if (used >= 0)
+		{
+			m->room = m->tight_room = used >= m->effective_limit ? 0 : m->effective_limit - used;
+			m->tight_limit = m->effective_limit;
+		}
 	}
 }
 

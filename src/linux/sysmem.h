@@ -44,6 +44,23 @@ extern int	sysmem_find_cgroup(sysmem_cgroup *cg);
  */
 extern int	sysmem_cgroup_parent(const sysmem_cgroup *cg, char *dir);
 
+/*
+ * What one level of a memory cgroup uses that the kernel cannot reclaim,
+ * from its usage (v2 memory.current, v1 memory.usage_in_bytes) and its
+ * memory.stat (v2 file, shmem, slab_reclaimable; v1 total_cache,
+ * total_shmem, and no slab figure: pass PROCFS_MISSING):
+ *
+ *	usage - (file - shmem) - slab_reclaimable, never below 0
+ *
+ * The one definition (why: sysmem.c): the pressure watch's and so the
+ * guard's "used" of a cgroup level, and the room of pg_procmem_system,
+ * pg_procmem_headroom and the advice (its limit less this). Negative
+ * (unknown) when usage, file or shmem is, or shmem passes file; a missing
+ * or unusable slab_reclaimable counts as none reclaimable.
+ */
+extern int64_t sysmem_cgroup_unreclaimable(int64_t usage, int64_t file, int64_t shmem,
+										   int64_t slab_reclaimable);
+
 /* Every figure PROCFS_MISSING. */
 extern void sysmem_cgmem_init(sysmem_cgmem *m);
 

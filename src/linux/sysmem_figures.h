@@ -40,7 +40,7 @@ typedef struct sysmem_meminfo
 	X(limit)			/* memory.max / memory.limit_in_bytes; no limit: -1 */ \
 	X(effective_limit)	/* the smallest limit of it and its ancestors */ \
 	X(room)				/* the least, over it and its ancestors with a limit, \
-						 * of limit - (usage - page cache) */ \
+						 * of limit - sysmem_cgroup_unreclaimable() */ \
 	X(high)				/* v2 memory.high */ \
 	X(swap_usage)		/* v2 memory.swap.current */ \
 	X(anon)				/* memory.stat anon (v1: total_rss) */ \
@@ -56,6 +56,7 @@ typedef struct sysmem_meminfo
 	X(slab)				/* v2 memory.stat (kernel's parts before Linux 5.18) */ \
 	X(percpu)			/* v2 memory.stat */ \
 	X(vmalloc)			/* v2 memory.stat */ \
+	X(slab_reclaimable)	/* v2 memory.stat (v1 has none) */ \
 	X(file_dirty)		/* memory.stat file_dirty (v1: total_dirty) */ \
 	X(file_writeback)	/* memory.stat file_writeback (v1: total_writeback) */ \
 	X(high_events)		/* v2 memory.events high */ \

@@ -278,3 +278,60 @@ dsm_leftover_free(dsm_leftover *l)
 	free(l->seen);
 	memset(l, 0, sizeof(*l));
 }
+
+/* A segment a member maps, and the member's group */
+typedef struct id_group
+{
+	uint64_t	id;
+	int32_t		group;
+} id_group;
+
+static int
+id_group_cmp(const void *a, const void *b)
+{
+	const id_group *x = a;
+	const id_group *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->group > y->group) - (x->group < y->group);
+}
+
+int
+dsm_shared_ids(const dsm_member *m, int n, uint64_t *ids, int max)
+{
+	size_t		total = 0, k = 0;
+	id_group   *pairs;
+	int			found = 0;
+
+	for (int i = 0; i < n; i++)
+		if (m[i].mapped && m[i].mapped->n > 0)
+			total += (size_t) m[i].mapped->n;
+	if (total == 0)
+		return 0;
+	pairs = malloc(sizeof(id_group) * total);
+	if (pairs == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; m[i].mapped && j < m[i].mapped->n; j++)
+		{
+			pairs[k].id = m[i].mapped->id[j];
+			pairs[k].group = m[i].group;
+			k++;
+		}
+	qsort(pairs, total, sizeof(id_group), id_group_cmp);
+	for (size_t i = 0; i < total && found < max;)
+	{
+		size_t		j = i + 1;
+		int			shared = 0;
+
+		for (; j < total && pairs[j].id == pairs[i].id; j++)
+			if (pairs[j].group != pairs[i].group)
+				shared = 1;
+		if (shared)
+			ids[found++] = pairs[i].id;
+		i = j;
+	}
+	free(pairs);
+	return found;
+}

@@ -106,4 +106,13 @@ extern void dsm_leftover_seed(dsm_leftover *l, const uint64_t *ids, const uint32
 extern int	dsm_largest_in_use(const dsm_table *t, const uint8_t *in_use, uint64_t *ids,
 							   uint32_t *handles, int n);
 
+/*
+ * The ids of the segments mapped by members of two groups or more (shared),
+ * up to max of them, into ids (sorted); returns how many, or -1 when out
+ * of memory. A reader that reads some members only (the guard, between two
+ * full looks) passes them back as a member of a group of its own: they are
+ * then shared in its sums too.
+ */
+extern int	dsm_shared_ids(const dsm_member *m, int n, uint64_t *ids, int max);
+
 #endif							/* PROCMEM_DSM_GROUPS_H */

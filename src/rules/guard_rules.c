@@ -56,7 +56,9 @@ guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 		if (r->used[i] < 0 || l <= 0)
 			continue;
 		share = (double) r->used[i] / (double) l;
-		if (share * 100.0 >= (double) threshold_pct && (best < 0 || share > best_share))
+		/* at the threshold is over it: used * 100 >= pct * limit, exact in doubles below 2^53 / 100 */
+		if ((double) r->used[i] * 100.0 >= (double) threshold_pct * (double) l &&
+			(best < 0 || share > best_share))
 		{
 			best = i;
 			best_share = share;
@@ -67,48 +69,52 @@ guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 	return best;
 }
 
-static int
-group_cmp(const void *a, const void *b)
+int
+guard_request_applies(int64_t asked_at, int64_t stmt_start, int64_t now, int64_t max_age)
 {
-	const guard_group *x = a;
-	const guard_group *y = b;
+	return asked_at >= stmt_start && now - asked_at <= max_age;
+}
 
-	if (x->held != y->held)
-		return x->held > y->held ? -1 : 1;
-	return (x->leader > y->leader) - (x->leader < y->leader);
+/* What an action frees: a terminate, all; a cancel, what its session does not keep */
+static int64_t
+frees_of(const guard_follow *f)
+{
+	int64_t		frees = f->terminate ? f->held : f->held - f->keeps;
+
+	return frees > 0 ? frees : 0;
+}
+
+/* How far the source's use fell since the signal */
+static int64_t
+fallen_of(const guard_follow *f)
+{
+	return f->used_at > f->used_now ? f->used_at - f->used_now : 0;
 }
 
 int
-guard_group_candidates(const guard_candidate *c, int n, guard_group *out)
+guard_settled(const guard_follow *f, int64_t terminate_wait_ms)
 {
-	int			ngroups = 0;
+	int64_t		frees = frees_of(f);
+	int64_t		back;
 
-	/* leaders first: a group exists only where its leader is a candidate */
-	for (int i = 0; i < n; i++)
-	{
-		if (c[i].leader != c[i].pid)
-			continue;
-		out[ngroups].leader = c[i].pid;
-		out[ngroups].members = 1;
-		out[ngroups].held = c[i].held > 0 ? c[i].held : 0;
-		out[ngroups].active = c[i].active;
-		ngroups++;
-	}
-	for (int i = 0; i < n; i++)
-	{
-		if (c[i].leader == c[i].pid)
-			continue;
-		for (int g = 0; g < ngroups; g++)
-			if (out[g].leader == c[i].leader)
-			{
-				out[g].members++;
-				if (c[i].held > 0)
-					out[g].held += c[i].held;
-				break;
-			}
-	}
-	qsort(out, (size_t) ngroups, sizeof(guard_group), group_cmp);
-	return ngroups;
+	if (fallen_of(f) * 2 >= frees)
+		return 1;
+	if (f->terminate)
+		return f->elapsed_ms >= terminate_wait_ms;
+	if (f->elapsed_ms >= GUARD_SETTLE_MS)
+		return 1;
+	/* landed, its group no longer falling, and it kept most of it: nothing more is coming */
+	back = f->held_now >= 0 && f->held > f->held_now ? f->held - f->held_now : f->held_now < 0 ? f->held : 0;
+	return f->landed && f->held_now >= 0 && f->last_held >= 0 &&
+		f->held_now >= f->last_held - GUARD_STILL_BYTES && back * 2 < frees;
+}
+
+int64_t
+guard_pending(const guard_follow *f)
+{
+	int64_t		left = frees_of(f) - fallen_of(f);
+
+	return left > 0 ? left : 0;
 }
 
 void

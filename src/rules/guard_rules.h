@@ -1,16 +1,14 @@
 /*
  * guard_rules.h
  *		The memory guard's decisions, in plain C (no PostgreSQL headers):
- *		when the server is over its threshold, whom to act on first, and the
- *		figure a backend holds.
+ *		when the server is over its threshold, the figure a backend holds,
+ *		which request is a statement's, and when a signalled backend settled.
  *
- * The guard's worker (guard_worker.c) cancels the statement of the client
- * backend that holds the most memory, a parallel query counting as one (its
- * leader and its workers), when the memory the kernel cannot reclaim passes
- * pg_procmem.guard_threshold of its limit; the per-backend limit
- * (guard_backend.c) cancels a backend's own statement past
- * pg_procmem.max_backend_memory. Both count what a backend *holds* the
- * same way: its anonymous resident memory, /proc/PID/statm's resident
+ * The guard's worker (guard_worker.c) acts when the memory the kernel
+ * cannot reclaim passes pg_procmem.guard_threshold of its limit (whom it
+ * acts on: guard_policy.h); the per-backend limit (guard_backend.c)
+ * cancels a backend's own statement past pg_procmem.max_backend_memory.
+ * Both count what a backend *holds* the same way: its anonymous resident memory, /proc/PID/statm's resident
  * minus shared pages (RssAnon): what ending its statement or its session
  * can give back. It is one short read, safe from a signal handler.
  */
@@ -44,31 +42,55 @@ extern int64_t guard_held_now(pid_t pid);
 extern int	guard_over(const pressure_reading *r, int threshold_pct, int64_t limit_override,
 					   int64_t *used, int64_t *limit);
 
-/* A process the guard may act on, as its worker found it (guard_worker.c) */
-typedef struct guard_candidate
-{
-	int32_t		pid;
-	int32_t		leader;			/* a parallel worker's leader; else its own pid */
-	int64_t		held;			/* guard_held_now(); negative: unreadable */
-	int			active;			/* running a statement */
-} guard_candidate;
+/*
+ * Whether a request the guard left for a backend is its current
+ * statement's (times in one clock, max_age in its unit): asked at or after
+ * the statement's start (a request for a statement that ended before the
+ * signal landed must not relabel a later cancel, a statement_timeout's),
+ * and not older than max_age.
+ */
+extern int	guard_request_applies(int64_t asked_at, int64_t stmt_start, int64_t now, int64_t max_age);
 
-/* A leader and its parallel workers, counted as one */
-typedef struct guard_group
+/* A backend the guard signalled, as it follows it */
+typedef struct guard_follow
 {
-	int32_t		leader;
-	int			members;
-	int64_t		held;			/* the sum of what its members hold (readable ones) */
-	int			active;			/* its leader runs a statement */
-} guard_group;
+	int			terminate;		/* a terminate (else a cancel) */
+	int64_t		held;			/* what it held when signalled */
+	int64_t		keeps;			/* ... of which a cancel leaves it: its session's */
+	int64_t		held_now;		/* negative: gone */
+	int64_t		last_held;		/* at the look before; negative: none */
+	int64_t		elapsed_ms;		/* since the signal */
+	int			landed;			/* its backend took the request (the cancel landed) */
+	int64_t		used_at;		/* the source's use when signalled */
+	int64_t		used_now;
+} guard_follow;
+
+/* How long a canceled statement has to give memory back before the next is picked */
+#define GUARD_SETTLE_MS		500
+/* ... or, once its cancel landed, a fall of less than this over a look is none */
+#define GUARD_STILL_BYTES	(1024 * 1024)
 
 /*
- * Folds candidates into groups by leader, largest first (ties: lower pid
- * first); a worker whose leader is not among them is left out (the leader
- * is not a client backend, or is gone). Returns the number of groups, at
- * most n.
+ * Whether a signalled backend has settled: what its action frees (a
+ * cancel: what it held beyond its session's; a terminate: all) has left
+ * the source's use, half of it at least. A group's own figure falls before
+ * the kernel has the memory back (a parallel query's workers leave its
+ * lock group as they start to exit; its DSM is freed when the last of
+ * them detaches), so that alone is not enough. Or: a cancel after
+ * GUARD_SETTLE_MS, or once it landed and its group stopped falling while
+ * still holding over half of it (a session's temp_buffers: a cancel frees
+ * nothing of them); a terminate after terminate_wait_ms
+ * (pg_procmem.guard_terminate_wait: a session with 1 GB of temp_buffers
+ * took 3 s to exit).
  */
-extern int	guard_group_candidates(const guard_candidate *c, int n, guard_group *out);
+extern int	guard_settled(const guard_follow *f, int64_t terminate_wait_ms);
+
+/*
+ * What a settling backend's action is still to free: what it frees, less
+ * what the source's use has fallen since (given back soon, so not counted
+ * against the threshold)
+ */
+extern int64_t guard_pending(const guard_follow *f);
 
 /* "2.9 GB", "512 MB", "800 kB", "12 bytes": a size as a message says it */
 extern void guard_format_bytes(char *buf, size_t size, int64_t bytes);

@@ -197,6 +197,17 @@ typedef struct history_system
 	uint32_t	dsm_leftover_handle[HISTORY_DSM_LEFTOVER];
 	int32_t		dsm_kind;		/* dsm_kind (dsm.h): how they are named */
 	int32_t		pad2;
+	/*
+	 * new in 1.3.0 too: memory pressure stall (linux/psi.h), avg10 in
+	 * hundredths of a percent, -1 where not read; psi_read 0 (older files):
+	 * none of it known
+	 */
+	int32_t		psi_read;		/* 1: read, psi_missing says what was not */
+	int32_t		psi_missing;	/* PSI_MISSING_* */
+	int32_t		psi_some_avg10; /* the machine's */
+	int32_t		psi_full_avg10;
+	int32_t		cgroup_psi_some_avg10;	/* the server's own cgroup's (v2) */
+	int32_t		cgroup_psi_full_avg10;
 } history_system;
 
 typedef struct history_entry

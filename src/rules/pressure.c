@@ -3,6 +3,7 @@
  *		The pressure watch (pressure.h): a few small reads, and what they say.
  */
 #include "linux/procfs.h"
+#include "linux/psi.h"
 #include "rules/pressure.h"
 
 #include <stdio.h>
@@ -38,6 +39,8 @@ pressure_source_name(pressure_source_kind k)
 			return "machine";
 		case PRESSURE_FROM_CGROUP:
 			return "cgroup";
+		case PRESSURE_FROM_CGROUP_STALL:
+			return "cgroup stall";
 		default:
 			return NULL;
 	}
@@ -116,7 +119,7 @@ pressure_watch_init(pressure_watch *w)
 	w->newest = -1;
 }
 
-/* One level's use the kernel cannot reclaim, and its limit (negative: none) */
+/* One level's use the kernel cannot reclaim (sysmem_cgroup_unreclaimable()), and its limit (negative: none) */
 static void
 read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *limit)
 {
@@ -125,7 +128,6 @@ read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *lim
 	char		buf[8192];
 	size_t		len;
 	int64_t		usage;
-	int64_t		reclaimable;
 	pressure_cgroup_stat st;
 
 	*used = PROCFS_MISSING;
@@ -137,12 +139,8 @@ read_level(const pressure_watch *w, const char *dir, int64_t *used, int64_t *lim
 	if (usage < 0 || procfs_read_path(path, buf, sizeof(buf), &len) != PROCFS_OK)
 		return;
 	pressure_parse_cgroup_stat(buf, len, w->cgroup.version, &st);
-	if (st.file < 0 || st.shmem < 0 || st.shmem > st.file || st.slab_reclaimable < 0)
-		return;
-	reclaimable = st.file - st.shmem;
-	/* usage - reclaimable - slab_reclaimable, and 0 where that is not above 0 */
-	*used = usage > reclaimable && usage - reclaimable > st.slab_reclaimable ?
-		usage - reclaimable - st.slab_reclaimable : 0;
+	/* the room's figure too (walk_limits() in sysmem.c): one definition, there */
+	*used = sysmem_cgroup_unreclaimable(usage, st.file, st.shmem, st.slab_reclaimable);
 }
 
 void
@@ -173,10 +171,21 @@ pressure_watch_tick(pressure_watch *w, int64_t now_ms, const pressure_thresholds
 	r.nsources = 1;
 	for (int i = 0; i < w->nlevels; i++, r.nsources++)
 		read_level(w, w->level_dir[i], &r.used[r.nsources], &r.limit[r.nsources]);
+	r.stall_full = -1;
+	if (t->use_stall && w->cgroup_known && w->cgroup.version == 2)
+	{
+		psi_memory stall;
+
+		if (psi_read_cgroup(&w->cgroup, &stall) == 0)
+			r.stall_full = stall.full_avg10;
+	}
 	pressure_add_reading(w, &r);
 	pressure_assess(w, t);
 	return &w->state;
 }
+
+/* hold_index[] of a level the cgroup's stall raised */
+#define STALL_INDEX (-2)
 
 /* The oldest reading at most PRESSURE_RATE_WINDOW_MS before the newest */
 static const pressure_reading *
@@ -254,6 +263,14 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 			best_i = i;
 		}
 	}
+	/* the server's cgroup stalled: high, where nothing else raised it */
+	if (t->use_stall && best.now == PRESSURE_NONE && now->stall_full >= PRESSURE_STALL_PCT * 100)
+	{
+		best.now = PRESSURE_HIGH;
+		best.source = PRESSURE_FROM_CGROUP_STALL;
+		best.used = best.limit = best.ms_to_limit = -1;
+		best_i = STALL_INDEX;
+	}
 	for (int l = PRESSURE_HIGH; l <= PRESSURE_CRITICAL; l++)
 		if ((int) best.now >= l)
 		{
@@ -268,16 +285,22 @@ pressure_assess(pressure_watch *w, const pressure_thresholds *t)
 
 			best.level = (pressure_level) l;
 			/*
-			 * held: the source that raised it, with its figures as they are
-			 * now (none when the cgroup's levels were looked up again since
-			 * and it is no longer one)
+			 * held above what the newest reading shows: the source that
+			 * raised it, with its figures as they are now (none when the
+			 * cgroup's levels were looked up again since and it is no longer
+			 * one): a level always names what raised it
 			 */
-			if (best.now == PRESSURE_NONE && i >= 0)
+			if ((int) best.now < l && i >= 0)
 			{
 				best.source = i == 0 ? PRESSURE_FROM_MACHINE : PRESSURE_FROM_CGROUP;
 				best.used = i < now->nsources ? now->used[i] : -1;
 				best.limit = i < now->nsources ? now->limit[i] : -1;
 				best.ms_to_limit = -1;
+			}
+			else if ((int) best.now < l && i == STALL_INDEX)
+			{
+				best.source = PRESSURE_FROM_CGROUP_STALL;
+				best.used = best.limit = best.ms_to_limit = -1;
 			}
 			break;
 		}

@@ -12,16 +12,25 @@
  *	cgroup v1	usage_in_bytes - (total_cache - total_shmem), of limit_in_bytes
  *	machine		MemTotal - MemAvailable, of MemTotal
  *
- * Page cache is not pressure, active or inactive: the kernel drops it
- * before it kills (a table read twice is on the active list, and a server's
- * machine is mostly page cache). Anonymous memory, shared memory (which
- * the kernel counts as file pages too), page tables and what the kernel
- * holds for the processes are.
+ * A cgroup level's is sysmem_cgroup_unreclaimable() (linux/sysmem.h), the
+ * figure the room of pg_procmem_headroom is counted from too; sysmem.c says
+ * why those terms. In short: page cache, active or inactive, and
+ * reclaimable slab are not pressure: the kernel reclaims them before it
+ * kills (and MemAvailable counts both as available). Anonymous memory,
+ * shared memory (which the kernel counts as file pages too), page tables
+ * and the rest of what the kernel holds for the processes are.
  *
  * A source is at PRESSURE_HIGH when its use passes the high threshold, or
  * when at its growth over the last second it would reach its limit within
  * PRESSURE_HORIZON_MS; at PRESSURE_CRITICAL past the critical threshold or
- * within PRESSURE_CRITICAL_HORIZON_MS. The watch's level is its worst
+ * within PRESSURE_CRITICAL_HORIZON_MS. The server's own cgroup (v2) is at
+ * PRESSURE_HIGH too when its memory.pressure says every task of it stalled
+ * on memory PRESSURE_STALL_PCT of the last ten seconds or more (linux/psi.h):
+ * the kernel reclaiming and refaulting while under the limit's threshold.
+ * Never critical, and the guard's watch does not read it (use_stall 0): a
+ * stall names no statement, and canceling one frees nothing a thrashing
+ * page cache needs. The machine's stall is not a signal at all: other tenants
+ * cause it (as systemd-oomd, which acts on a cgroup's own stall only). The watch's level is its worst
  * source's, and a level once reached holds for PRESSURE_HOLD_MS after its
  * cause last held: a hog that pauses between two allocations keeps it.
  *
@@ -47,7 +56,8 @@ typedef enum pressure_source_kind
 {
 	PRESSURE_FROM_NONE = 0,
 	PRESSURE_FROM_MACHINE = 1,
-	PRESSURE_FROM_CGROUP = 2
+	PRESSURE_FROM_CGROUP = 2,
+	PRESSURE_FROM_CGROUP_STALL = 3	/* its memory.pressure, not its use */
 } pressure_source_kind;
 
 #define PRESSURE_HORIZON_MS				10000
@@ -59,6 +69,13 @@ typedef enum pressure_source_kind
 #define PRESSURE_RATE_MIN_MS			200
 /* the cgroup's levels with a limit are looked up again this often */
 #define PRESSURE_LEVELS_REFRESH_MS		10000
+/*
+ * The server's cgroup's "full" avg10 (percent) that raises PRESSURE_HIGH:
+ * 10% is a second of the last ten in which nothing of the server ran for
+ * want of memory. systemd-oomd kills a cgroup at 60% over 30 s
+ * (ManagedOOMMemoryPressureLimit): this only samples more often, earlier.
+ */
+#define PRESSURE_STALL_PCT				10
 
 /* the machine, and at most this many cgroup levels with a limit */
 #define PRESSURE_MAX_SOURCES	9
@@ -71,6 +88,8 @@ typedef struct pressure_reading
 	int			nsources;
 	int64_t		used[PRESSURE_MAX_SOURCES];	/* negative: unreadable now */
 	int64_t		limit[PRESSURE_MAX_SOURCES];
+	int32_t		stall_full;		/* the server's cgroup's full avg10, hundredths
+								 * of a percent; negative: unread (or v1) */
 } pressure_reading;
 
 /* What the watch makes of its readings (pressure_assess) */
@@ -89,6 +108,9 @@ typedef struct pressure_thresholds
 {
 	int			high_pct;		/* pg_procmem.pressure_threshold */
 	int			critical_pct;	/* pg_procmem.pressure_critical */
+	int			use_stall;		/* the cgroup's stall raises high (the
+								 * sampler's watch; not the guard's, which
+								 * acts on use alone and reads no more) */
 } pressure_thresholds;
 
 typedef struct pressure_watch
@@ -175,7 +197,7 @@ typedef struct pressure_cgroup_stat
 {
 	int64_t		file;			/* page cache, shared memory included (v1: total_cache) */
 	int64_t		shmem;			/* v1: total_shmem */
-	int64_t		slab_reclaimable;	/* v2 only */
+	int64_t		slab_reclaimable;	/* v2 only (v1: 0) */
 } pressure_cgroup_stat;
 
 extern void pressure_parse_cgroup_stat(const char *buf, size_t len, int version,

@@ -25,7 +25,13 @@ static const moved_counter moved_counters[] = {
 	{"pswpin", REUSE_MOVES_ANON},	/* swapoff brings pages back into sleepers */
 	{"pglazyfreed", REUSE_MOVES_ANON},	/* MADV_FREE'd pages reclaimed, counted as file */
 	{"zswpout", REUSE_MOVES_ANON},
-	{"pgmigrate_success", REUSE_MOVES_ANON},	/* compaction, NUMA balancing */
+	/*
+	 * Not pgmigrate_success: migration (compaction, NUMA balancing) moves a
+	 * page to another frame under the same mappings, and changes no figure
+	 * (test_reuse.c moves a stopped process's pages and compares); a host
+	 * compacting every few seconds stopped all reuse. A THP split on the
+	 * way is thp_migration_split.
+	 */
 	{"thp_split_", REUSE_MOVES_ANON},	/* page, pmd, pud */
 	{"thp_deferred_split_page", REUSE_MOVES_ANON},
 	{"thp_underused_split_page", REUSE_MOVES_ANON},

@@ -42,7 +42,8 @@
 /*
  * Whether a /proc/vmstat counter counts pages moved, freed or remapped
  * under processes that need not run for it (reclaim, swap-out, THP splits
- * and collapses, migration, demotion, dropped caches), and which: anonymous
+ * and collapses, demotion, dropped caches; not migration, which moves a
+ * page to another frame and changes no figure), and which: anonymous
  * memory (and shared memory, which reclaim counts with it) changes every
  * figure; file pages only the resident set (rss), which one short read
  * (/proc/PID/statm) gives again. Reclaim's totals (pgsteal_kswapd, ...)

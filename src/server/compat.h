@@ -141,6 +141,23 @@ extern size_t strlcpy(char *dst, const char *src, size_t siz);
 #define PROCMEM_QUERYJUMBLE_H "utils/queryjumble.h"
 #endif
 
+/*
+ * planner_hook's parameters and the arguments passing them on: 19 adds the
+ * EXPLAIN's state (NULL outside EXPLAIN). post_parse_analyze_hook's
+ * JumbleState is const from 19.
+ */
+#if PG_VERSION_NUM >= 190000
+#define PROCMEM_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams, ExplainState *es
+#define PROCMEM_PLANNER_ARGS parse, query_string, cursorOptions, boundParams, es
+#define PROCMEM_JUMBLE_CONST const
+#else
+#define PROCMEM_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams
+#define PROCMEM_PLANNER_ARGS parse, query_string, cursorOptions, boundParams
+#define PROCMEM_JUMBLE_CONST
+#endif
+
 /* The module magic block: with the extension's name and version on 18+ */
 #ifdef PG_MODULE_MAGIC_EXT
 #define PROCMEM_MODULE_MAGIC \

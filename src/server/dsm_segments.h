@@ -14,7 +14,8 @@
  * (dsm.h: posix segments are learned as the walk meets them), freed when the
  * current memory context is reset or deleted (an ERROR too). False when
  * there are none to look for (the type is none) or they could not be read:
- * then the table is empty and every figure unknown.
+ * then the table is empty and every figure unknown. *t must live as long
+ * as that context: palloc it there, never on the stack.
  */
 extern bool procmem_dsm_table_read(dsm_table *t);
 

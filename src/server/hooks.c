@@ -1,8 +1,9 @@
 /*
  * hooks.c
- *		ExecutorStart, ExecutorEnd, ProcessUtility and emit_log_hook, each
- *		installed once (shared_preload_libraries mode), calling what the
- *		parts registered: contexts.c, crashes.c and guard_backend.c.
+ *		post_parse_analyze_hook, planner_hook, ExecutorStart, ExecutorEnd,
+ *		ProcessUtility and emit_log_hook, each installed once
+ *		(shared_preload_libraries mode), calling what the parts registered:
+ *		contexts.c, crashes.c and guard_backend.c.
  *
  * Each hook saves the one it replaces and calls it (or PostgreSQL's own
  * function) once, as pg_stat_statements does. The parts nest around that
@@ -20,6 +21,8 @@
 #include "server/compat.h"
 
 #include "executor/executor.h"
+#include "optimizer/planner.h"
+#include "parser/analyze.h"
 #include "tcop/utility.h"
 
 #include "server/hooks.h"
@@ -30,10 +33,38 @@
 static const procmem_hooks_part *parts[MAX_PARTS];
 static int	nparts = 0;
 
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
+static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static emit_log_hook_type prev_emit_log_hook = NULL;
+
+/* After a parse analysis, before a planning: the last registered first */
+static void
+statement_planning(void)
+{
+	for (int i = nparts - 1; i >= 0; i--)
+		if (parts[i]->statement_planning)
+			parts[i]->statement_planning();
+}
+
+static void
+procmem_post_parse_analyze(ParseState *pstate, Query *query, PROCMEM_JUMBLE_CONST JumbleState *jstate)
+{
+	statement_planning();
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
+}
+
+static PlannedStmt *
+procmem_planner(PROCMEM_PLANNER_PARAMS)
+{
+	statement_planning();
+	if (prev_planner)
+		return prev_planner(PROCMEM_PLANNER_ARGS);
+	return standard_planner(PROCMEM_PLANNER_ARGS);
+}
 
 /* Before an executor start or a utility command: the last registered first */
 static void
@@ -110,6 +141,10 @@ procmem_hooks_install(void)
 {
 	if (nparts == 0)
 		return;					/* not preloaded: no part acts in a hook */
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = procmem_post_parse_analyze;
+	prev_planner = planner_hook;
+	planner_hook = procmem_planner;
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = procmem_ExecutorStart;
 	prev_ExecutorEnd = ExecutorEnd_hook;

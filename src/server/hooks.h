@@ -1,7 +1,8 @@
 /*
  * hooks.h
- *		PostgreSQL's hooks pg_procmem acts in (ExecutorStart, ExecutorEnd,
- *		ProcessUtility, emit_log_hook), each installed once by hooks.c
+ *		PostgreSQL's hooks pg_procmem acts in (post_parse_analyze_hook,
+ *		planner_hook, ExecutorStart, ExecutorEnd, ProcessUtility,
+ *		emit_log_hook), each installed once by hooks.c
  *		(shared_preload_libraries mode): the parts that act in them
  *		register their callbacks from _PG_init.
  */
@@ -18,6 +19,12 @@
  */
 typedef struct procmem_hooks_part
 {
+	/*
+	 * at the end of each parse analysis and before each planning, nested
+	 * ones too (a function's queries): a statement's work before it runs
+	 * (the planner folds constants: it may run functions)
+	 */
+	void		(*statement_planning) (void);
 	/* before each executor start and each utility command, nested ones too */
 	void		(*statement_start) (const PlannedStmt *plan);	/* a utility's too */
 	/* before ExecutorEnd frees the query's memory */

@@ -21,6 +21,7 @@
 #include "history/crashes.h"
 #include "history/history_ring.h"
 #include "linux/dsm.h"
+#include "linux/psi.h"
 #include "rules/pressure.h"
 #include "server/contexts.h"
 #include "server/rows.h"
@@ -41,7 +42,7 @@ PG_FUNCTION_INFO_V1(pg_procmem_oom_kills_baseline);
 #define HISTORY_PROCESSES_NCOLS_V1_3 (HISTORY_PROCESSES_NCOLS_V1_2 + 4)	/* reused .. group_dsm */
 static const int history_processes_shapes[] = {HISTORY_PROCESSES_NCOLS_V1_2, HISTORY_PROCESSES_NCOLS_V1_3};
 #define HISTORY_SYSTEM_NCOLS_V1_2 16
-#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 12)	/* pressure .. dsm_leftover_names */
+#define HISTORY_SYSTEM_NCOLS_V1_3 (HISTORY_SYSTEM_NCOLS_V1_2 + 17)	/* pressure .. psi_unavailable */
 static const int history_system_shapes[] = {HISTORY_SYSTEM_NCOLS_V1_2, HISTORY_SYSTEM_NCOLS_V1_3};
 #define CRASH_LOG_NCOLS_V1_2 (33 + SETTINGS_NCOLS)
 #define CRASH_LOG_NCOLS_V1_3 (CRASH_LOG_NCOLS_V1_2 + 8)	/* exited_at .. parallel_dsm */
@@ -53,7 +54,7 @@ static const int crash_holders_shapes[] = {CRASH_HOLDERS_NCOLS_V1_2, CRASH_HOLDE
 static const int oom_kills_shapes[] = {OOM_KILLS_NCOLS_V1_2};
 
 /* The most columns of a row-per-entry function */
-#define ENTRY_MAX_NCOLS HISTORY_PROCESSES_NCOLS_V1_3
+#define ENTRY_MAX_NCOLS Max(HISTORY_PROCESSES_NCOLS_V1_3, HISTORY_SYSTEM_NCOLS_V1_3)
 
 /* Entries copied out of the ring at a time */
 #define CHUNK 64
@@ -180,6 +181,32 @@ put_leftover_names(Datum *values, bool *nulls, int i, const history_system *s)
 	values[i] = n == 0 ? (Datum) 0 : build_array(names, n, TEXTOID);
 }
 
+/* A stall figure in percent (hundredths kept), NULL where not read */
+static void
+put_stall(Datum *values, bool *nulls, int i, const history_system *s, int32 hundredths)
+{
+	nulls[i] = !s->psi_read || hundredths < 0;
+	values[i] = nulls[i] ? (Datum) 0 : Float8GetDatum(hundredths / 100.0);
+}
+
+/* Why stall figures are NULL: each PSI_MISSING_* reason, "; " between; NULL when all were read */
+static void
+put_psi_unavailable(Datum *values, bool *nulls, int i, const history_system *s)
+{
+	StringInfoData why;
+
+	if (!s->psi_read)
+	{
+		put_text(values, nulls, i, "not recorded: an older pg_procmem took this sample");
+		return;
+	}
+	initStringInfo(&why);
+	for (int bit = 1; bit <= PSI_MISSING_ALL; bit <<= 1)
+		if ((s->psi_missing & bit) && psi_missing_reason(bit))
+			appendStringInfo(&why, "%s%s", why.len ? "; " : "", psi_missing_reason(bit));
+	put_text(values, nulls, i, why.len ? why.data : NULL);
+}
+
 /* The columns of one system entry, from i on; returns the next column */
 static int
 put_system(Datum *values, bool *nulls, int i, const history_entry *e)
@@ -213,6 +240,12 @@ put_system(Datum *values, bool *nulls, int i, const history_entry *e)
 	put_int4(values, nulls, i++, s->dsm_leftover_segments, !s->dsm_known);
 	put_int8(values, nulls, i++, s->dsm_known ? s->dsm_leftover : -1);
 	put_leftover_names(values, nulls, i++, s);
+	/* memory pressure stall: the machine's, the server's cgroup's, and why one is NULL */
+	put_stall(values, nulls, i++, s, s->psi_some_avg10);
+	put_stall(values, nulls, i++, s, s->psi_full_avg10);
+	put_stall(values, nulls, i++, s, s->cgroup_psi_some_avg10);
+	put_stall(values, nulls, i++, s, s->cgroup_psi_full_avg10);
+	put_psi_unavailable(values, nulls, i++, s);
 	return i;
 }
 

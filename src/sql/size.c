@@ -7,9 +7,10 @@
  * are here. Output: the short form, at most 7 characters for 0 to 8 EB - 1
  * (a sign more below 0), as pg_procmem_top printed its sizes: whole kB
  * below 1 MB, then in each of MB, GB, TB and PB one decimal below 10 and
- * whole units from 10 (rounded half away from zero, and truncated, as the
- * numeric and bigint arithmetic did), where it is exact; bytes where it is
- * not. Input: what pg_size_bytes takes without an exponent, on
+ * whole units from 10, where it is exact; bytes where it is not. Rounded
+ * half away from zero, as pg_size_pretty rounds (12,582,911 bytes: 12 MB,
+ * not 11), and a figure that rounds up to 1024 of a unit is the next unit's
+ * 1.0 ("1.0 GB", never "1024 MB"). Input: what pg_size_bytes takes without an exponent, on
  * every major: a number of bytes, or a number and a unit (bytes, B, kB, MB,
  * GB, TB, PB; any case, 1024-based), rounded to the nearest byte; so every
  * output reads back as the value printed.
@@ -138,7 +139,7 @@ bad_syntax:
 }
 
 /*
- * The short form of v (at most 7 characters, a sign more below -1023) into
+ * The short form of v (at most 7 characters, a sign more below -511) into
  * buf; returns the value that text denotes, which input reads back: v
  * itself where the form is exact, else v rounded to what it shows.
  */
@@ -150,12 +151,12 @@ short_form(int64 v, char *buf, size_t len)
 	uint64		shown;
 
 	/* no sign on "0 kB" */
-	const char *sign = v < 0 && a >= 1024 ? "-" : "";
+	const char *sign = v < 0 && a >= 512 ? "-" : "";
 
-	if (a < (UINT64CONST(1) << 20))
+	if ((a + 512) >> 10 < 1024)
 	{
-		snprintf(buf, len, "%s%llu kB", sign, (unsigned long long) (a >> 10));
-		shown = a >> 10 << 10;
+		snprintf(buf, len, "%s%llu kB", sign, (unsigned long long) ((a + 512) >> 10));
+		shown = (a + 512) >> 10 << 10;
 	}
 	else
 	{
@@ -175,10 +176,16 @@ short_form(int64 v, char *buf, size_t len)
 				shown = (t * u + 5) / 10;
 				break;
 			}
-			if (a < 1024 * u || i == (int) N_UNITS - 1)
+			/* whole units, rounded; 1024 of them are the next unit's 1.0 */
+			if ((a + u / 2) / u < 1024 || i == (int) N_UNITS - 1)
 			{
-				snprintf(buf, len, "%s%llu %s", sign, (unsigned long long) (a / u), units[i]);
-				shown = a / u * u;
+				uint64		n = (a + u / 2) / u;
+
+				/* the largest bigints would round to 8192 PB, past the type: truncated */
+				if (v >= 0 && n * u > (uint64) PG_INT64_MAX)
+					n = a / u;
+				snprintf(buf, len, "%s%llu %s", sign, (unsigned long long) n, units[i]);
+				shown = n * u;
 				break;
 			}
 		}

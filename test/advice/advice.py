@@ -268,17 +268,19 @@ def hog(nbytes, oom_adj=0):
 
 
 def cgroup_room():
-    """The cgroup's limit less its usage, page cache aside, from its own
-    files (v2 memory.stat file - shmem; v1 total_cache - total_shmem)."""
+    """The cgroup's limit less what it uses that the kernel cannot reclaim,
+    from its own files: usage less page cache and reclaimable slab (v2
+    memory.stat file - shmem and slab_reclaimable; v1 total_cache -
+    total_shmem, no slab figure), as sysmem_cgroup_unreclaimable() counts."""
     with open(cg_file("memory.stat")) as f:
         stat = dict(line.split() for line in f)
-    page_cache = (int(stat["file"]) - int(stat["shmem"]) if "file" in stat
-                  else int(stat["total_cache"]) - int(stat["total_shmem"]))
+    reclaimable = (int(stat["file"]) - int(stat["shmem"]) + int(stat.get("slab_reclaimable", 0))
+                   if "file" in stat else int(stat["total_cache"]) - int(stat["total_shmem"]))
     with open(cg_file(*LIMIT_FILE)) as f:
         limit = int(f.read())
     with open(cg_file("memory.current", "memory.usage_in_bytes")) as f:
         usage = int(f.read())
-    return limit - (usage - page_cache)
+    return limit - max(usage - reclaimable, 0)
 
 
 def cgroup_checks():
@@ -303,7 +305,7 @@ def cgroup_checks():
                 after = min(meminfo("MemAvailable"), cgroup_room())
                 ok(min(before, after) - (16 << 20) <= int(h["available"]) <= max(before, after) + (16 << 20)
                    and int(h["available"]) < int(h["mem_available"]) // 2,
-                   "headroom's available is the cgroup's room (limit less usage, page cache aside), "
+                   "headroom's available is the cgroup's room (limit less usage, page cache and reclaimable slab aside), "
                    "the tighter of the two, well below MemAvailable",
                    {"view": h, "room and MemAvailable, the tighter, before": before, "after": after})
                 loud("cgroup_limit", "5% of the cgroup's limit left")

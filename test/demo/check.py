@@ -2,8 +2,9 @@
 
 Runs scripts/demo (as root, for PG_MAJOR with PG_TREES, on a cluster of its
 own at PGPORT + 1) with stdout and stderr apart, and checks: it succeeds;
-every line of stdout fits 80 columns; every heading of the demo is on stdout
-(progress only on stderr); the HTML report is written outside the checkout,
+it leaves no test-only module installed (PROCMEM_TEST_MODULE unset, as a
+newcomer has it); every line of stdout and stderr fits 80 columns; every
+heading of the demo is on stdout (progress only on stderr); the HTML report is written outside the checkout,
 where the demo says at its start and its end; nothing new in the checkout;
 the note on max_connections names the value the advice flags. Then
 pg_temp.wrap() (scripts/demo-wrap.sql) on the server in the libpq
@@ -44,6 +45,7 @@ def checkout_files():
 env = dict(os.environ, PGPORT=str(int(os.environ.get("PGPORT", "5499")) + 1))
 env.pop("REPORT", None)
 env.pop("REPORT_PNG", None)
+env.pop("PROCMEM_TEST_MODULE", None)   # scripts/test's: a newcomer has none
 before = checkout_files()
 start = time.time()
 demo = subprocess.run([DEMO], cwd=REPO, env=env, capture_output=True, text=True)
@@ -52,6 +54,12 @@ after = checkout_files()
 out, err = demo.stdout.splitlines(), demo.stderr.splitlines()
 print("# scripts/demo took %.0f s" % took)
 ok(demo.returncode == 0, "scripts/demo succeeds", "\n".join(err[-30:]))
+
+pkglib = subprocess.run([os.environ["PG_CONFIG"], "--pkglibdir"],
+                        capture_output=True, text=True).stdout.strip()
+ok(pkglib and os.path.isfile(os.path.join(pkglib, "pg_procmem.so"))
+   and not os.path.exists(os.path.join(pkglib, "procmem_test.so")),
+   "the demo leaves pg_procmem.so installed and no test-only module (procmem_test.so) beside it", pkglib)
 
 wide = [l for l in out if width(l) > 80]
 ok(out and not wide, "every line of the demo's stdout fits 80 columns (%d lines)" % len(out), wide)
@@ -70,11 +78,15 @@ ok(len(calls) >= 12 and len(said) == len(calls) and not missing and not on_stder
    {"missing": missing, "on stderr": on_stderr, "stdout's headings": said})
 
 # the report: announced at the start (progress) and at the end (stdout)
-first = [m.group(1) for m in map(re.compile(r"^== the HTML report will be written to (.+)$").match, err) if m]
+first = [err[i + 1] for i, l in enumerate(err[:-1]) if l == "== the HTML report will be written to:"]
 last = [m.group(1) for m in map(re.compile(r"^== the HTML report: (.+)$").match, out) if m]
 report = first[0] if first else None
 ok(report and last == [report] and out[-1] == "wrote %s" % report,
    "the report's path is said at the start and at the end: %s" % report, {"start": first, "end": last})
+wide_err = [l for l in err if width(l) > 80 and l not in first]
+ok(err and not wide_err, "every line of the demo's stderr fits 80 columns too, but the report's path on "
+   "its own line (%d lines)" % len(err), wide_err)
+
 inside = report is None or os.path.realpath(report).startswith(REPO + os.sep)
 ok(report and not inside and os.path.isfile(report) and os.path.getsize(report) > 10000
    and "<html" in open(report).read(4096).lower(),

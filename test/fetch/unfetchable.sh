@@ -20,7 +20,7 @@ out=$(mktemp)
 # run: scripts/test $PG_NEWEST with nothing reachable; rc, last line
 run() {
 	local start=$SECONDS
-	PG_TREES=$trees DEBIAN_MIRROR=http://127.0.0.1:9/debian PIP_INDEX_URL=http://127.0.0.1:9/simple \
+	PG_TREES=$trees PROCMEM_HOME=$trees DEBIAN_MIRROR=http://127.0.0.1:9/debian PIP_INDEX_URL=http://127.0.0.1:9/simple \
 		PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= PIP_CONFIG_FILE=/dev/null \
 		timeout 300 bash scripts/test "$PG_NEWEST" >"$out" 2>&1 </dev/null
 	rc=$?

@@ -1,4 +1,6 @@
-"""overhead with a backend's memory in transparent huge pages (TAP).
+"""overhead against what the cgroup frees: idle connections, by both of the
+pagemap method's paths, and a backend's memory in transparent huge pages
+(TAP).
 
 Run as root by scripts/test (PostgreSQL 15 extras) against a cluster in a
 memory cgroup of its own ($FOLIOS_CGROUP). With transparent_hugepage set to
@@ -20,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
-from tap import PSQL, ok, section, skip_rest, done, value, execute  # noqa: E402
+from tap import PSQL, ok, section, skip_rest, done, value, execute, rows  # noqa: E402
 
 THP = "/sys/kernel/mm/transparent_hugepage/enabled"
 CGROUP = os.environ.get("FOLIOS_CGROUP", "")
@@ -74,10 +76,55 @@ def one(mode):
     return overhead, freed, huge
 
 
+# the cgroup's usage is charged in batches (64 pages a CPU): over 50
+# connections, 10 kB each at most on two cores
+IDLE = int(os.environ.get("FOLIOS_IDLE", "50"))
+
+
+def idle():
+    """IDLE idle connections: their overhead read by both of the pagemap
+    method's paths, the PAGEMAP_SCAN ioctl's and the pread of every page's
+    entry that kernels before 6.7 use (pg_procmem.pagemap_ioctls off),
+    against what the cgroup frees when they are terminated, per
+    connection: within 40 kB or 2%."""
+    sessions = [subprocess.Popen([PSQL, "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, PGAPPNAME="folios-idle")) for _ in range(IDLE)]
+    for sess in sessions:
+        sess.stdin.write("SELECT pg_backend_pid();\n")
+        sess.stdin.flush()
+    pids = []
+    for sess in sessions:
+        pids.append(int(sess.stdout.readline()))
+    time.sleep(1.0)
+    listed = "ARRAY[%s]" % ",".join(map(str, pids))
+    total = "SELECT sum(overhead), count(overhead) FROM pg_procmem_processes() WHERE pid = ANY(%s)" % listed
+    scan = rows(total)[0]
+    pread = rows(total, setup=("SET pg_procmem.pagemap_ioctls = off",))[0]
+    before = usage()
+    execute("SELECT pg_terminate_backend(pid) FROM unnest(%s) AS pid" % listed)
+    for sess in sessions:
+        sess.stdin.close()
+        sess.wait(timeout=60)
+    for pid in pids:
+        while os.path.exists(f"/proc/{pid}"):
+            time.sleep(0.05)
+    freed = (before - usage()) / IDLE
+    goal = max(40 * 1024, 0.02 * freed)
+    for name, got in (("pagemap_ioctls on", scan), ("pagemap_ioctls off (the pread path)", pread)):
+        each = int(got["sum"] or 0) / IDLE
+        ok(got["count"] == str(IDLE) and freed > 0 and abs(each - freed) <= goal,
+           f"idle connections, {name}, {os.uname().release}: overhead {each / 1024:.0f} kB each is what the "
+           f"cgroup freed, {freed / 1024:.0f} kB each, within {goal / 1024:.0f} kB",
+           f"error {(each - freed) / 1024:+.1f} kB, {got['count']} of {IDLE} read")
+
+
 def main():
-    with section(4, "folios"):
+    with section(6, "folios"):
         if not CGROUP:
             skip_rest("no memory cgroup to measure the truth in")
+        with section(2, "idle connections"):
+            idle()
         with open(THP) as f:
             saved = re.search(r"\[(\w+)\]", f.read()).group(1)
         try:

@@ -4,13 +4,15 @@
  * memory.events, v1 and v2) fed arbitrary bytes in arbitrary chunk sizes
  * (the first byte picks the chunk size). Invariants: no crash, no UB, and a
  * figure is either negative (none: -1, invalid: -2) or a non-negative byte
- * count; so is the cgroup's kernel memory added up from its parts.
+ * count; so is the cgroup's kernel memory added up from its parts. The
+ * pressure stall parser (psi.h) on the same bytes: -1 or 0..10000.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "linux/keys.h"
 #include "linux/procfs.h"
+#include "linux/psi.h"
 #include "linux/sysmem.h"
 
 static void
@@ -49,6 +51,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	feed(data, size, chunk, procfs_fields_line, &meminfo);
 	if (st.vm_rss < -2 || sm.pss < -2 || mi.mem_total < -2)
 		abort();
+	{
+		psi_memory psi;
+		int			whole = psi_parse((const char *) data, size, &psi);
+
+		if (psi.some_avg10 < -1 || psi.some_avg10 > 10000 || psi.full_avg10 < -1 || psi.full_avg10 > 10000 ||
+			(whole == 0) != (psi.some_avg10 >= 0 && psi.full_avg10 >= 0))
+			abort();
+	}
 	(void) procfs_fields_count(&status);
 	(void) procfs_fields_count(&smaps);
 	for (int version = 1; version <= 2; version++)

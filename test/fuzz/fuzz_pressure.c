@@ -5,8 +5,12 @@
  * Invariants: no crash, no UB (a division by a zero stretch, a cast past
  * int64_t); the level held is at least the level now; a level names a
  * source, and a level now that source's readable figures; the time to the
- * limit is -1 or more. The guard's test of the same reading: a source it
- * names is one of the reading's, over the threshold, with its figures.
+ * limit is -1 or more; the cgroup's stall (two bytes after the sources)
+ * raises high, never critical, with no figures of use, and only where the
+ * thresholds use it; a level held above the newest reading's names its
+ * own source. The guard's test
+ * of the same reading: a source it names is one of the reading's, over the
+ * threshold, with its figures.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	t.high_pct = p[0] % 101;
 	t.critical_pct = t.high_pct + p[1] % (101 - t.high_pct);
+	t.use_stall = (p[1] & 0x80) != 0;
 	p += 2;
 	pressure_watch_init(&w);
 	while (p < end)
@@ -56,6 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			r.used[i] = take(&p, end, wide ? 8 : 2);
 			r.limit[i] = take(&p, end, wide ? 8 : 2);
 		}
+		r.stall_full = (int32_t) take(&p, end, 2);	/* -32768..32767 hundredths */
 		pressure_add_reading(&w, &r);
 		pressure_assess(&w, &t);
 		{
@@ -71,7 +77,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (w.state.level < w.state.now || w.state.ms_to_limit < -1 ||
 			(w.state.level != PRESSURE_NONE && w.state.source == PRESSURE_FROM_NONE) ||
-			(w.state.now != PRESSURE_NONE && (w.state.used < 0 || w.state.limit <= 0)))
+			(w.state.now != PRESSURE_NONE && w.state.level == w.state.now &&
+			 w.state.source != PRESSURE_FROM_CGROUP_STALL && (w.state.used < 0 || w.state.limit <= 0)) ||
+			(!t.use_stall && w.state.source == PRESSURE_FROM_CGROUP_STALL) ||
+			(w.state.source == PRESSURE_FROM_CGROUP_STALL &&
+			 (w.state.now == PRESSURE_CRITICAL || w.state.used != -1 || w.state.limit != -1)))
 			abort();
 	}
 	return 0;

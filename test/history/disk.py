@@ -95,9 +95,11 @@ def margin():
     still = size(HFILE)
     grows()
     grows()
-    ok(stopped and size(HFILE) == still and lowest >= MARGIN_MIN,
-       "... up to the margin: then it stops, and at least 256 MB stay free (%d kB at the lowest)"
-       % (lowest // 1024))
+    # the server's own writes (WAL, statistics) go on meanwhile on the same
+    # filesystem: a few pages under the margin are theirs (12 kB seen on 19)
+    ok(stopped and size(HFILE) == still and lowest >= MARGIN_MIN - MB,
+       "... up to the margin: then it stops, and 256 MB stay free, less at most 1 MB of the server's other "
+       "writes (%d kB at the lowest)" % (lowest // 1024))
     ok(len([l for l in history_lines(log_since(at)) if "too little free space" in l]) == 1, "... said once")
     os.unlink(blocker)
     ok(wait_until(lambda: "written again" in log_since(at), 30) and wait_until(lambda: size(HFILE) > 0),

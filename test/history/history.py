@@ -17,7 +17,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 from cluster import (HFILE, ENTRY, start, stop, log_size, log_since, history_lines, samples, newest,  # noqa: E402
                      wait_until, grows, session, close, end_sessions, pid_of, sampler_pid, crash, own_io,
-                     write_history, alter_system)
+                     write_history, alter_system, pressure_avg10)
 from tap import ok, section, skip_rest, done, rows, value, execute, PSQL  # noqa: E402
 
 
@@ -46,8 +46,10 @@ def sampler():
         ipid, bpid = pid_of("history-idle"), pid_of("history-busy")
         n = newest()
         wait_until(lambda: newest() >= n + 2, 10)
-        last = rows("SELECT * FROM pg_procmem_history WHERE sample = "
-                    "(SELECT max(sample) FROM pg_procmem_history_system)")
+        # one sample's rows and its system row, read by its number: a later
+        # sample (a busy machine's sampler runs on meanwhile) is not this one
+        last_sample = int(value("SELECT max(sample) FROM pg_procmem_history_system"))
+        last = rows("SELECT * FROM pg_procmem_history WHERE sample = %d" % last_sample)
         by_pid = {int(r["pid"]): r for r in last}
         i, b = by_pid.get(ipid), by_pid.get(bpid)
         ok(i is not None and i["state"] == "idle" and i["datname"] == "postgres" and i["usename"] == "postgres"
@@ -79,16 +81,60 @@ def sampler():
         ok(len(q) == 1 and int(q[0]["samples"]) >= 2 and int(q[0]["backends"]) == 1
            and int(q[0]["max_overhead"]) >= int(q[0]["mean_overhead"]) > 0,
            "pg_procmem_query_memory ranks the query by the memory its backend held while running it", q)
-        s = rows("SELECT * FROM pg_procmem_history_system ORDER BY sample DESC LIMIT 1")[0]
+        s = rows("SELECT * FROM pg_procmem_history_system WHERE sample = %d" % last_sample)[0]
         ok(int(s["processes"]) == len(last) and int(s["mem_available"]) <= int(s["mem_total"])
            and float(s["sample_ms"]) > 0 and int(s["connections"]) >= 2,
            "the system row: processes sampled, MemAvailable <= MemTotal, the sample's cost, connections counted", s)
+        stall(s)
         gaps = value("SELECT count(*) FROM (SELECT sample - lag(sample) OVER (ORDER BY sample) AS d "
                      "FROM pg_procmem_history_system) s WHERE d <> 1")
         ok(gaps == "0", "samples are numbered 1, 2, 3, ... in the order they were taken")
     finally:
         close(idle)
         close(busy)
+
+
+def server_pressure_file():
+    """The server's own cgroup's memory.pressure where it is in a cgroup v2
+    (no v1 memory controller line), else None: read apart from pg_procmem."""
+    pm = value("SELECT pid FROM pg_procmem_processes() WHERE backend_type = 'postmaster'")
+    with open("/proc/%s/cgroup" % pm) as f:
+        lines = [l.rstrip("\n").split(":", 2) for l in f]
+    if any("memory" in l[1].split(",") for l in lines):
+        return None
+    path = [l[2] for l in lines if l[0] == "0"]
+    return "/sys/fs/cgroup%s/memory.pressure" % path[0] if path else None
+
+
+def stall(s):
+    """The system row's pressure stall: the machine's read where the kernel
+    has PSI, NULL with the reason where not; the server's cgroup's likewise
+    (cgroup v2 only). Each agrees with a read of the same file here, within
+    10 points (avg10 moves between the two reads)."""
+    here = pressure_avg10("/proc/pressure/memory")
+    cols = [s[c] for c in ("psi_some_avg10", "psi_full_avg10")]
+    why = s["psi_unavailable"] or ""
+    if here is None:
+        ok(cols == [None, None] and "PSI is off on this machine" in why,
+           "the system row: no /proc/pressure/memory here: its stall NULL, and why", s)
+    else:
+        got = [float(c) for c in cols if c is not None]
+        ok(len(got) == 2 and 0 <= got[1] <= got[0] <= 100 and abs(got[0] - here[0]) <= 10 and
+           abs(got[1] - here[1]) <= 10,
+           "the system row: the machine's memory stall (some %s%%, full %s%%), as /proc/pressure/memory "
+           "says (%s)" % (cols[0], cols[1], here), s)
+    path = server_pressure_file()
+    mine = [s[c] for c in ("cgroup_psi_some_avg10", "cgroup_psi_full_avg10")]
+    if path is None:
+        ok(mine == [None, None] and "cgroup is v1" in why,
+           "the system row: the server's cgroup is v1 here: its stall NULL, and why (%s)" % why, s)
+    else:
+        here = pressure_avg10(path)
+        got = [float(c) for c in mine if c is not None]
+        ok(here is not None and len(got) == 2 and 0 <= got[1] <= got[0] <= 100 and
+           abs(got[0] - here[0]) <= 10 and abs(got[1] - here[1]) <= 10,
+           "the system row: the server's cgroup's memory stall (some %s%%, full %s%%), as %s says (%s)"
+           % (mine[0], mine[1], path, here), s)
 
 
 def snapshot():

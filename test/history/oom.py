@@ -230,9 +230,31 @@ def check_busy():
     ok(c.get("oom_killed") == "t" and c.get("cgroup_oom_kills") not in (None, "0") and c.get("ordered") == "t",
        "busy: the OOM kill counter placed the kill (last_sample_at < killed_after <= crashed_at <= exited_at) "
        "and counted it", c)
-    ok(c.get("overhead") and took and abs(int(c["overhead"]) - took) <= took / 10,
-       "busy: it held %s MB at its last sample, within 10%% of the %s MB the kernel took" %
-       (c.get("overhead") and int(c["overhead"]) >> 20, took and took >> 20))
+    # On a machine this loaded the last sample can be 0.2 s before the kill,
+    # while the join grows hundreds of MB a second: the figure is judged at
+    # its sample's time, not the kill's. Its growth carries it to the kill
+    # (killed_after): the hog's own between its two last samples, or where
+    # one sample alone saw it, the cgroup's use between the two last
+    # samples (the join is what grows in it; pgbench's clients hold still).
+    # That lands within 10% of what the kernel took, or the figure itself
+    # does. A figure that counted wrong would carry its error along.
+    last2 = rows("SELECT overhead, extract(epoch FROM sampled_at) AS t FROM pg_procmem_history "
+                 "WHERE pid = %d ORDER BY sampled_at DESC LIMIT 2" % pid)
+    if len(last2) < 2 and c.get("last_sample_at"):
+        last2 = rows("SELECT cgroup_usage AS overhead, extract(epoch FROM sampled_at) AS t "
+                     "FROM pg_procmem_history_system WHERE sampled_at <= timestamptz '%s' "
+                     "AND cgroup_usage IS NOT NULL ORDER BY sampled_at DESC LIMIT 2" % c["last_sample_at"])
+    carried = None
+    if c.get("overhead") and len(last2) == 2 and c.get("killed_after"):
+        (o1, t1), (o0, t0) = [(int(r["overhead"]), float(r["t"])) for r in last2]
+        kill_t = float(value("SELECT extract(epoch FROM timestamptz '%s')" % c["killed_after"]))
+        if t1 > t0:
+            carried = int(c["overhead"]) + max(0, o1 - o0) / (t1 - t0) * max(0.0, kill_t - t1)
+    ok(c.get("overhead") and took and (abs(int(c["overhead"]) - took) <= took / 10 or
+                                       (carried is not None and abs(carried - took) <= took / 10)),
+       "busy: it held %s MB at its last sample; that, or its growth carried to the kill (%s MB), within 10%% of "
+       "the %s MB the kernel took" % (c.get("overhead") and int(c["overhead"]) >> 20,
+                                     carried and int(carried) >> 20, took and took >> 20), last2)
     ok("held " in (c.get("report") or "") and "at its last sample" in c["report"] and "OOM kill " in c["report"]
        and "no sample saw it" not in c["report"],
        "busy: the report says what it held at its last sample, and when the OOM killer struck", c.get("report"))

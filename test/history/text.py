@@ -58,15 +58,27 @@ def sampled(pid):
     return rows("SELECT query, query_id FROM pg_procmem_history WHERE pid = %d AND state = 'active'" % pid)
 
 
-def guard_action(pid, since):
-    """The guard's 'would cancel' of pid in dry_run, against a 1 MB machine."""
-    alter_system("pg_procmem.guard = 'dry_run'", "pg_procmem.guard_limit = '1MB'",
-                 "pg_procmem.guard_threshold = 50")
-    wait_until(lambda: value("SELECT count(*) FROM pg_procmem_guard_actions WHERE pid = %d "
-                             "AND action_number > %d" % (pid, since)) != "0", 20)
-    a = rows("SELECT action, query FROM pg_procmem_guard_actions WHERE pid = %d AND action_number > %d"
-             % (pid, since))
-    alter_system("pg_procmem.guard = 'off'")
+def guard_action(marker, app, since):
+    """The guard's 'would cancel' in dry_run, against a 1 MB machine, of a
+    statement with marker in its text that grows (about 50 MB/s, to 400
+    MB): one that only holds memory is innocent (its cancel would not bring
+    the machine under the threshold), never acted on."""
+    p = session("DO $$ DECLARE a text[] := '{}'; BEGIN FOR i IN 1..400 LOOP a := a || repeat('x', 1000000); "
+                "PERFORM pg_sleep(0.02); END LOOP; PERFORM pg_sleep(60); END $$ /* %s */;" % marker, app)
+    try:
+        pid = None
+        wait_until(lambda: pid_of(app), 20)
+        pid = pid_of(app)
+        alter_system("pg_procmem.guard = 'dry_run'", "pg_procmem.guard_limit = '1MB'",
+                     "pg_procmem.guard_threshold = 50")
+        wait_until(lambda: value("SELECT count(*) FROM pg_procmem_guard_actions WHERE pid = %d "
+                                 "AND action_number > %d" % (pid, since)) != "0", 20)
+        a = rows("SELECT action, query FROM pg_procmem_guard_actions WHERE pid = %d AND action_number > %d"
+                 % (pid, since))
+    finally:
+        alter_system("pg_procmem.guard = 'off'")
+        end_sessions(app)
+        close(p)
     return a
 
 
@@ -87,7 +99,7 @@ def unreadable():
         seen = sampled(pid)
         ok(seen and all(r["query"] is None and r["query_id"] is not None for r in seen),
            "slots unreadable: the history has its samples and query_id, not its text", seen)
-        a = guard_action(pid, last_action())
+        a = guard_action(SECRET, "text-grow-secret", last_action())
         ok(a and all(r["query"] is None for r in a),
            "... the guard's action on it (dry_run) has no text", a)
         with open(LOG, errors="replace") as f:
@@ -121,7 +133,7 @@ def readable():
         pid = asleep("text-open")
         seen = sampled(pid)
         ok(seen and all(OPEN in (r["query"] or "") for r in seen), "... its text in the history", seen)
-        a = guard_action(pid, last_action())
+        a = guard_action(OPEN, "text-grow-open", last_action())
         ok(a and all(OPEN in (r["query"] or "") for r in a), "... in the guard's action", a)
         time.sleep(1.2)
         ok(file_has(OPEN), "... and in the file")

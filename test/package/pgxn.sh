@@ -12,7 +12,7 @@
 #   what it does not: build products, .git or any dotfile, the project's
 #   harness (scripts/, test/, bench/);
 # - its META.json: valid for PGXN (pgxn_meta, the PGXN Meta Spec's own
-#   validator, built once from crates.io into .cache/ with cargo; it must
+#   validator, built once from crates.io into $PG_TREES/cache with cargo; it must
 #   also reject two broken copies), and agreeing with the control file and
 #   the files in the zip;
 # - unpacked under /tmp, where no .git is above it: make with Debian's
@@ -28,13 +28,15 @@
 # Everything lives in one temp dir under /tmp (readable by user postgres),
 # the cluster on a Unix socket in its own dir, on a random port: runs do not
 # collide. Nothing is installed outside that dir but packages (apt-get) and
-# the validator in .cache/.
+# the validator in $PG_TREES/cache.
 # shellcheck disable=SC2016,SC2317 # check's eval strings expand when they
 # run; functions called through check and trap are reached
 set -euo pipefail
 PG_MAJOR=18
 WORK=$(mktemp -d /tmp/pg_procmem-pgxn.XXXXXX)
 chmod 755 "$WORK"
+# the cache and the machine-wide locks where scripts/test has them; the trees in $WORK
+export PROCMEM_HOME=${PROCMEM_HOME:-${PG_TREES:-/var/tmp/pg_procmem}}
 PG_TREES=$WORK/pg
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -58,10 +60,10 @@ VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg_procmem.control)
 TOP=pg_procmem-$VERSION
 
 # pgxn_meta: the PGXN Meta Spec's validator (github.com/pgxn/meta), from
-# crates.io; prints its path. Built once into .cache/ (about a minute).
+# crates.io; prints its path. Built once into $CACHE (about a minute).
 PGXN_META_VERSION=0.7.0
 ensure_pgxn_meta() {
-	local root=$REPO/.cache/pgxn_meta-$PGXN_META_VERSION cargo tmp
+	local root=$CACHE/pgxn_meta-$PGXN_META_VERSION cargo tmp
 	if [ ! -x "$root/bin/pgxn_meta" ]; then
 		cargo=$(command -v cargo || true)
 		[ -n "$cargo" ] || [ ! -x "$HOME/.cargo/bin/cargo" ] || cargo=$HOME/.cargo/bin/cargo
@@ -70,8 +72,8 @@ ensure_pgxn_meta() {
 			cargo=cargo
 		fi
 		log "building pgxn_meta $PGXN_META_VERSION (PGXN's META.json validator) from crates.io with $("$cargo" --version)"
-		mkdir -p "$REPO/.cache"
-		tmp=$(mktemp -d "$REPO/.cache/pgxn_meta.XXXXXX")
+		cache_dir || return 1
+		tmp=$(mktemp -d "$CACHE/pgxn_meta.XXXXXX")
 		"$cargo" install --quiet --locked --version "$PGXN_META_VERSION" --root "$tmp/root" \
 			--target-dir "$tmp/target" pgxn_meta >&2 || {
 			rm -rf "$tmp"

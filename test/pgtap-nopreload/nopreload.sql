@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_procmem;
-SELECT plan(15);
+SELECT plan(16);
 
 SELECT throws_ok('SELECT * FROM pg_procmem_contexts', '55000',
 	'pg_procmem must be loaded via "shared_preload_libraries"',
@@ -46,6 +46,17 @@ SELECT is((SELECT severity || ': ' || summary FROM pg_procmem_advice WHERE check
 	'warning: memory guard set, but pg_procmem is not preloaded',
 	'a backend limit set without preloading: the advice warns that nothing acts on it');
 RESET pg_procmem.max_backend_memory;
+-- a role's limit, which the session asking does not see (ALTER ROLE in
+-- the test's transaction, rolled back with it)
+CREATE ROLE procmem_nopreload_limited;
+ALTER ROLE procmem_nopreload_limited SET pg_procmem.max_backend_memory = '100MB';
+-- a limit of 0 (no limit), however written, is not one
+CREATE ROLE procmem_nopreload_unlimited;
+ALTER ROLE procmem_nopreload_unlimited SET pg_procmem.max_backend_memory = '0MB';
+SELECT is((SELECT severity || ': ' || summary || ' / ' || evidence FROM pg_procmem_advice WHERE check_name = 'memory_guard'),
+	'warning: memory guard set, but pg_procmem is not preloaded / pg_procmem.guard = off, pg_procmem.max_backend_memory = 0 (here), '
+	'and set for role procmem_nopreload_limited (pg_procmem.max_backend_memory=100MB); pg_procmem is not in shared_preload_libraries',
+	'a role''s backend limit (ALTER ROLE ... SET) without preloading: the advice names the role');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,9 +12,12 @@ CREATE EXTENSION IF NOT EXISTS pg_procmem;
 SELECT plan(12);
 
 -- This backend's memory cgroup: its version, and the directory of its files
+-- (a regexp_match in FROM is one row, NULL, where nothing matches: on v2,
+-- found by scripts/vm's guest)
 CREATE FUNCTION pg_temp.cgroup_dir() RETURNS text[] LANGUAGE sql AS $$
 	SELECT coalesce((SELECT ARRAY['1', '/sys/fs/cgroup/memory' || m[1]]
-	                 FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m),
+	                 FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m
+	                 WHERE m IS NOT NULL),
 	                (SELECT ARRAY['2', '/sys/fs/cgroup' || m[1]] FROM regexp_match(c, '(?:^|\n)0::([^\n]*)') m))
 	FROM pg_read_file('/proc/self/cgroup') c $$;
 -- one file of it, or NULL where it has none

@@ -23,8 +23,10 @@ SELECT is(pg_temp.columns_after('pg_procmem_history', 28),
 SELECT is(pg_temp.columns_after('pg_procmem_history_system', 16),
 	'pressure text, pressure_source text, pressure_used bigint, pressure_limit bigint, reused integer, '
 	'dsm_segments integer, dsm_mapped bigint, dsm_shared_segments integer, dsm_shared bigint, '
-	'dsm_leftover_segments integer, dsm_leftover bigint, dsm_leftover_names text[]',
-	'pg_procmem_history_system ends with the pressure columns, reused and the DSM figures');
+	'dsm_leftover_segments integer, dsm_leftover bigint, dsm_leftover_names text[], '
+	'psi_some_avg10 double precision, psi_full_avg10 double precision, '
+	'cgroup_psi_some_avg10 double precision, cgroup_psi_full_avg10 double precision, psi_unavailable text',
+	'pg_procmem_history_system ends with the pressure columns, reused, the DSM figures and the stall');
 
 -- Waits, from another session (this transaction's reads of the history all
 -- stop at its first, and its CREATE EXTENSION is not seen there), for a

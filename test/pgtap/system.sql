@@ -7,8 +7,11 @@ CREATE EXTENSION IF NOT EXISTS pg_procmem;
 SELECT plan(27);
 
 -- This backend's memory cgroup line: v1's memory controller if there is one.
+-- (a regexp_match in FROM is one row, NULL, where nothing matches: on v2,
+-- found by scripts/vm's guest)
 CREATE FUNCTION pg_temp.cgroup_line() RETURNS text[] LANGUAGE sql AS $$
-	SELECT coalesce((SELECT ARRAY['1', m[1]] FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m),
+	SELECT coalesce((SELECT ARRAY['1', m[1]] FROM regexp_match(c, '(?:^|\n)\d+:[^:\n]*\mmemory\M[^:\n]*:([^\n]*)') m
+	                 WHERE m IS NOT NULL),
 	                (SELECT ARRAY['2', m[1]] FROM regexp_match(c, '(?:^|\n)0::([^\n]*)') m))
 	FROM pg_read_file('/proc/self/cgroup') c $$;
 

@@ -295,6 +295,29 @@ def into_cgroup(cgroup):
     return join
 
 
+def oom_kills(cgroup):
+    """A memory cgroup's OOM kill counter (v2 memory.events, v1 memory.oom_control); None without one."""
+    for name in ("memory.events", "memory.oom_control"):
+        path = os.path.join(cgroup, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition(" ")
+                    if k == "oom_kill":
+                        return int(v)
+    return None
+
+
+def pressure_avg10(path):
+    """A pressure file's some and full avg10, in percent (/proc/pressure/memory,
+    a cgroup v2's memory.pressure); None where it cannot be read."""
+    try:
+        with open(path) as f:
+            return [float(line.split()[1].split("=")[1]) for line in f]
+    except OSError:
+        return None
+
+
 def cgroup_figures(cgroup):
     """A memory cgroup's figures now, in bytes (v2's, or v1's hierarchical
     total_ ones): current (its usage), anon, shmem, file (page cache,
@@ -342,13 +365,18 @@ def read_in_cgroup(cgroup, path):
 def cgroup_memory_limit(cgroup, limit):
     """A memory cgroup's limit, swap included (None: no limit): v2's
     memory.max and memory.swap.max, or v1's limits in the order the kernel
-    accepts (memory+swap may not go below memory)."""
+    accepts (memory+swap may not go below memory: lowered, memory first;
+    raised, memory+swap first)."""
     if os.path.exists(os.path.join(cgroup, "memory.max")):
         cgroup_write(cgroup, "memory.max", str(limit) if limit else "max")
         cgroup_write(cgroup, "memory.swap.max", "0" if limit else "max")
     elif limit:
-        cgroup_write(cgroup, "memory.limit_in_bytes", str(limit))
-        cgroup_write(cgroup, "memory.memsw.limit_in_bytes", str(limit))
+        try:
+            cgroup_write(cgroup, "memory.limit_in_bytes", str(limit))
+            cgroup_write(cgroup, "memory.memsw.limit_in_bytes", str(limit))
+        except OSError:                 # raised: memory+swap first
+            cgroup_write(cgroup, "memory.memsw.limit_in_bytes", str(limit))
+            cgroup_write(cgroup, "memory.limit_in_bytes", str(limit))
     else:
         cgroup_write(cgroup, "memory.memsw.limit_in_bytes", "-1")
         cgroup_write(cgroup, "memory.limit_in_bytes", "-1")
@@ -420,3 +448,73 @@ def temp_buffers(mb):
     with a temporary table, then stays holding them."""
     return ("SET temp_buffers = '%dMB'; CREATE TEMP TABLE t AS "
             "SELECT repeat('x', 400) AS x FROM generate_series(1, %d);" % (mb, mb * 2200))
+
+
+def statement(sql, appname, user=None):
+    """psql runs sql in a session of its own, in the background, verbose
+    (its errors with their SQLSTATE): finish() waits for it."""
+    env = dict(os.environ, PGAPPNAME=appname)
+    if user:
+        env["PGUSER"] = user
+    p = subprocess.Popen([os.environ.get("PSQL", "psql"), "-X", "-v", "VERBOSITY=verbose", "-f", "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p.appname = appname
+    p.stdin.write(sql + "\n")
+    p.stdin.flush()
+    return p
+
+
+def finish(p, timeout=120, more=None):
+    """Waits for a statement() (more: what it runs next, before its input
+    closes) for at most timeout seconds: a CompletedProcess. One still
+    running then is killed, its backends ended (by its application_name),
+    and its stderr says so: a test fails on it, and does not hang."""
+    try:
+        if more:
+            p.stdin.write(more + "\n")
+            p.stdin.flush()
+    except OSError:
+        pass                            # psql is gone: its connection was lost
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        err = (err or "") + "\n(the test's timeout: still running after %d s, killed)" % timeout
+        try:
+            end_sessions(p.appname)
+        except (subprocess.CalledProcessError, OSError):
+            pass
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def back(timeout=90):
+    """Waits for the server to accept connections again (after a crash
+    restart): whether it does (at once not, with no postmaster)."""
+    return running() and wait_until(lambda: value("SELECT 1") == "1", timeout, 0.5)
+
+
+def retrying(fn, timeout=90):
+    """fn(), tried again while the server is (re)starting (a crash restart
+    after an OOM kill): a test fails on what it finds, not on a traceback."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return fn()
+        except subprocess.CalledProcessError:
+            if time.time() > deadline or not running():
+                raise                   # no postmaster: no restart to wait for
+            time.sleep(0.5)
+
+
+def int_table(name, rows_, parallel_workers):
+    """An unlogged table name (g integer) of rows_ rows, 1 to rows_, analyzed,
+    with parallel_workers, made unless it is there with its rows (a crash
+    restart empties an unlogged table); a 20M-row one takes about 15 s."""
+    if value("SELECT count(*) FROM pg_class WHERE relname = '%s' AND relkind = 'r'" % name) == "1" and \
+            value("SELECT count(*) FROM (SELECT 1 FROM %s LIMIT 1) AS x" % name) == "1":
+        return False
+    execute("DROP TABLE IF EXISTS %s; CREATE UNLOGGED TABLE %s (g integer) WITH (parallel_workers = %d); "
+            "INSERT INTO %s SELECT generate_series(1, %d); ANALYZE %s"
+            % (name, name, parallel_workers, name, rows_, name))
+    return True

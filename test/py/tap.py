@@ -30,8 +30,12 @@ def ok(cond, desc, diag=None):
     if not cond:
         _failed += 1
         if diag is not None:
-            for line in str(diag).splitlines():
-                print("# " + line)
+            # a list's items one to a line: a CI that cuts long lines still
+            # shows each of them
+            items = diag if isinstance(diag, (list, tuple)) else [diag]
+            for item in items:
+                for line in str(item).splitlines():
+                    print("# " + line)
     return cond
 
 
@@ -79,6 +83,32 @@ def done():
     sys.exit(1 if _failed else 0)
 
 
+def _stopped(kind, exc, tb):
+    """A test file that raised (a query that failed or never answered, a
+    process gone): one failing test that says why, the traceback as
+    comments, and the plan, so that prove reports a failure, not "No plan
+    found", and the suite goes on to its next file."""
+    import traceback
+    if issubclass(kind, KeyboardInterrupt):
+        sys.__excepthook__(kind, exc, tb)
+        return
+    what = "%s: %s" % (kind.__name__, str(exc).splitlines()[0] if str(exc) else "")
+    if isinstance(exc, subprocess.CalledProcessError) and str(exc.stderr or "").strip():
+        what += " (%s)" % str(exc.stderr).strip().splitlines()[-1]
+    ok(False, "the test file stopped after test %d: %s" % (_n, what),
+       "".join(traceback.format_exception(kind, exc, tb)))
+    sys.stdout.flush()
+    done()
+
+
+sys.excepthook = _stopped
+
+# A query that never answers (a backend stuck, a timer never set again) is
+# a failure that says so, not a suite that hangs: each psql call gets this
+# long (seconds; PSQL_TIMEOUT)
+PSQL_TIMEOUT = int(os.environ.get("PSQL_TIMEOUT", "600"))
+
+
 def rows(sql, conninfo="", setup=()):
     """The rows of one query, as dicts of strings (NULL is None), run in one
     session after the setup statements (SET ...)."""
@@ -86,7 +116,8 @@ def rows(sql, conninfo="", setup=()):
            "-d", conninfo or os.environ.get("PGDATABASE", "postgres")]
     for s in setup:
         cmd += ["-c", s]
-    out = subprocess.run(cmd + ["-c", sql], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(cmd + ["-c", sql], check=True, capture_output=True, text=True,
+                         timeout=PSQL_TIMEOUT).stdout
     return [{k: (None if v == "\\N" else v) for k, v in r.items()}
             for r in csv.DictReader(io.StringIO(out))]
 
@@ -99,7 +130,7 @@ def value(sql, conninfo=""):
 
 def execute(sql):
     r = subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, timeout=PSQL_TIMEOUT)
     if r.returncode != 0:
         # psql's own words, not only a CalledProcessError
         sys.stderr.write("psql failed (%d) on: %s\n%s" % (r.returncode, sql, r.stderr))

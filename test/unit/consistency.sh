@@ -24,7 +24,8 @@ check "META.json says PostgreSQL 14 to $newest" 'grep -q "\"description\": \"For
 check "docs/install.md has a row for each of 14 to $newest" \
 	'[ "$(grep -oE "^\| 1[4-9] \||^\| [2-9][0-9] \|" docs/install.md | tr -dc "0-9\n" | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ]'
 check "docs/limitations.md says PostgreSQL 14 to $newest" 'grep -q "PostgreSQL 14 to $newest;" docs/limitations.md'
-check ".ci/run runs 14 to $newest" '[ "$(grep -oE "^for major in [0-9 ]+" .ci/run | tr " " "\n" | grep -E "^[0-9]+$" | sort -n | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ]'
+check ".ci/run runs 14 to $newest" '[ "$(grep -oE "^runs=\([0-9a-z -]+\)" .ci/run | tr -c "0-9" "\n" | grep -E "^[0-9]+$" | sort -nu | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ]'
+check ".ci/run's lanes run every major, each in one lane" '[ "$(grep -oE "^\s+lane \"[^\"]+\" [0-9a-z -]+&" .ci/run | sed "s/-first//g" | tr -c "0-9\n" " " | tr " " "\n" | grep -E "^[0-9]+$" | sort -n | uniq | tr "\n" " ")" = "$(seq -s " " 14 "$newest") " ] && [ "$(grep -oE "^\s+lane \"[^\"]+\" [0-9a-z -]+&" .ci/run | sed "s/15-first//g" | tr -c "0-9" "\n" | grep -E "^[0-9]+$" | sort -n | uniq -d)" = "" ]'
 # README is read in five minutes: the reference lives in docs/
 check "README has at most 300 lines ($(wc -l <README.md))" '[ "$(wc -l <README.md)" -le 300 ]'
 # every object an install script creates is described in README or docs/
@@ -126,6 +127,15 @@ check "no reference page narrates a version ($(narrated | head -3 | tr '\n' ';')
 readme_install=$(sed -n '/^## Install on your own server/,/^## /p' README.md)
 check "README's install section says what make install does to an installed .deb" \
 	'echo "$readme_install" | grep -q "make install" && echo "$readme_install" | grep -q "postgresql-15-pg-procmem" && echo "$readme_install" | grep -qi "remove the package"'
+# a newcomer's run: where the trees and the cache go, and the ports tests take
+ports=$(sed -n 's/^\t\tport=\$((\([0-9]*\) + RANDOM % \([0-9]*\)))$/\1 \2/p' scripts/lib.sh)
+check "README names PG_TREES and the TCP ports free_port draws from (${ports:-none found})" \
+	'[ -n "$ports" ] && grep -q "PG_TREES" README.md && grep -q "${ports% *}-$(( ${ports% *} + ${ports#* } - 1 ))" README.md'
+# what a new user missed: why the guard acted, and which statement a row is
+check "README's guard question shows the action's reason" \
+	'sed -n "/^## One query per question/,/^## /p" README.md | grep -E "FROM pg_procmem_guard_actions" | grep -qE "[ ,]reason,"'
+check "README's query-memory question shows query_id (statements alike in their first characters are told apart)" \
+	'sed -n "/^## One query per question/,/^## /p" README.md | grep -E "FROM pg_procmem_query_memory" | grep -qE "[ ,]query_id,"'
 check "README's question table has the 'right now' question" \
 	'sed -n "/^## One query per question/,/^## /p" README.md | grep -qE "^\| who holds the most memory right now[,?].* \| \`SELECT .* ORDER BY overhead DESC"'
 # released or not, said the same way everywhere: pinned scripts (RELEASING.md

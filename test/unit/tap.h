@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static int	tap_n;
 static int	tap_failed;
@@ -42,6 +43,19 @@ tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 	}
 	fflush(stdout);
 	return pass;
+}
+
+/*
+ * Under AddressSanitizer (make unit-asan) a process maps terabytes of
+ * shadow memory, which the pagemap pread path (no PAGEMAP_SCAN) reads
+ * entry by entry: minutes a read. Those reads of live processes are left to
+ * the plain and valgrind runs.
+ */
+#define ASAN_SKIPS_PREAD "the pread path reads ASan's terabytes of shadow (the plain run reads it)"
+static inline int
+pread_path_too_slow(void)
+{
+	return getenv("PROCMEM_UNDER_ASAN") != NULL;
 }
 
 /* Passes n tests as skipped, with the reason. */

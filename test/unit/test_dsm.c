@@ -302,6 +302,25 @@ test_groups(void)
 	worker.more = 1;
 	ok(dsm_groups_sum(&t, m, 4, mapped, own, &tot, in_use) == 0 && mapped[1] == -1 && own[1] == 600 &&
 	   mapped[0] == 700, "groups: a process that maps more than it could keep: its own figure unknown, its group's not");
+	worker.more = 0;
+
+	/* the shared ids, and a reader that passes them back as a group of its own */
+	{
+		uint64_t	ids[4];
+		dsm_mapped	known;
+		dsm_member	part[] = {{10, &leader}, {10, &worker}, {-2, &known}};
+
+		ok(dsm_shared_ids(m, 4, ids, 4) == 1 && ids[0] == 1,
+		   "shared ids: segment 1, mapped by groups 10 and 20, is shared; 2 and 3 are group 10's alone");
+		ok(dsm_shared_ids(m, 2, ids, 4) == 0, "shared ids: one group's segments are none");
+		ok(dsm_shared_ids(m, 0, ids, 4) == 0, "shared ids: no member, none");
+		known = mapping(1, ids);
+		ids[0] = 1;
+		ok(dsm_groups_sum(&t, part, 2, mapped, own, &tot, NULL) == 0 && own[0] == 700,
+		   "shared ids: group 10 read alone would own segment 1 too");
+		ok(dsm_groups_sum(&t, part, 3, mapped, own, &tot, NULL) == 0 && own[0] == 600,
+		   "shared ids: read back as a group of their own, segment 1 stays shared with group 10 alone read");
+	}
 }
 
 static void

@@ -826,6 +826,14 @@ test_load_released(void)
 	   "released: 1.2.0's file of three samples loads whole (9 entries), read to its end");
 	ok(n == 3 && num[0] == 1 && num[1] == 2 && num[2] == 3 && t[0] < t[1] && t[1] < t[2],
 	   "released: its samples in order, numbered 1, 2, 3");
+	{
+		int			stall_unknown = 0;
+
+		for (uint64_t p = 0; p < r.end; p++)
+			if (r.slots[p].kind == HISTORY_SYSTEM && r.slots[p].u.sys.psi_read == 0)
+				stall_unknown++;
+		ok(stall_unknown == 3, "released: its system entries load with the pressure stall not read (psi_read 0)");
+	}
 	unload(&r);
 	free(data);
 }

@@ -142,7 +142,8 @@ test_parts(void)
 	 */
 	for (int round = 0; round < 2; round++)
 		ok_a = pagemap_read_anon(child, 0, &h, &a) == PROCFS_OK &&
-			pagemap_read_anon(child, PAGEMAP_NO_SCAN | PAGEMAP_NO_PROCMAP_QUERY, &h, &b) == PROCFS_OK;
+			(pread_path_too_slow() ||
+			 pagemap_read_anon(child, PAGEMAP_NO_SCAN | PAGEMAP_NO_PROCMAP_QUERY, &h, &b) == PROCFS_OK);
 	ok(ok_a, "parts: read by both paths");
 	for (int p = 0; p < PAGEMAP_NPARTS; p++)
 		sum += a.part[p];
@@ -164,9 +165,12 @@ test_parts(void)
 	ok(a.mappings > 10 && a.anon_mappings > 3 && a.anon_mappings < a.mappings,
 	   "parts: mappings counted (%lld, %lld with anonymous pages)",
 	   (long long) a.mappings, (long long) a.anon_mappings);
-	ok(memcmp(a.part, b.part, sizeof(a.part)) == 0 && a.mappings == b.mappings &&
-	   a.anon_mappings == b.anon_mappings,
-	   "parts: the maps text (names) and the ioctls (stat, inodes) agree on every part");
+	if (pread_path_too_slow())
+		skip(1, ASAN_SKIPS_PREAD);
+	else
+		ok(memcmp(a.part, b.part, sizeof(a.part)) == 0 && a.mappings == b.mappings &&
+		   a.anon_mappings == b.anon_mappings,
+		   "parts: the maps text (names) and the ioctls (stat, inodes) agree on every part");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 }

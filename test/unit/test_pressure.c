@@ -9,18 +9,27 @@
  * cgroup/v1-limited is that capture with a hand-made 16 MB limit;
  * cgroup/v2-pressure is hand-made in the layout of a 6.18 kernel's v2
  * memory.stat (the machine the tests were written on has its memory
- * controller on v1).
+ * controller on v1); cgroup/v2-slab is its pg.slice level with 512 MB of
+ * reclaimable slab (dentries, inodes), one level with a 1.5 GB limit.
+ * Pressure stall: linux-6.18-pressure-memory was captured from this test's
+ * machine (/proc/pressure/memory); v2-pressure's postgres level has a
+ * hand-made memory.pressure of a cgroup stalled 12.5% of the time.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "linux/keys.h"
+#include "linux/psi.h"
 #include "rules/pressure.h"
 #include "procfile.h"
 #include "tap.h"
 
 static pressure_watch w;
-static const pressure_thresholds usual = {75, 90};
+static const pressure_thresholds usual = {75, 90, 0};
+/* the sampler's: the cgroup's stall raises high too */
+static const pressure_thresholds stall_on = {75, 90, 1};
 
 /* Adds a reading of the machine (used0 of limit0) and up to two cgroup levels */
 static void
@@ -71,8 +80,8 @@ static void
 test_thresholds(void)
 {
 	const pressure_state *s;
-	pressure_thresholds low = {50, 60};
-	pressure_thresholds upside_down = {80, 10};
+	pressure_thresholds low = {50, 60, 0};
+	pressure_thresholds upside_down = {80, 10, 0};
 
 	fresh();
 	add3(0, 1, 500, 1000, 0, 0, 0, 0);
@@ -442,7 +451,7 @@ test_tick_files(void)
 {
 	const pressure_reading *r;
 	const pressure_state *s;
-	pressure_thresholds never = {101, 101};
+	pressure_thresholds never = {101, 101, 0};
 	sysmem_meminfo mi;
 
 	at_levels(2, "cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres",
@@ -477,6 +486,107 @@ test_tick_files(void)
 	r = &w.recent[w.newest];
 	ok(w.levels_found_ms == 1000 && r->nsources == 1 + w.nlevels && r->used[0] > 0,
 	   "tick: this process's watch (%d cgroup levels, level %d)", w.nlevels, (int) s->level);
+}
+
+/*
+ * One "unreclaimable" figure (issue 44): the pressure watch's used
+ * (read_level: pressure_parse_cgroup_stat()) and the room of
+ * pg_procmem_system / pg_procmem_headroom (walk_limits: sysmem.c's keys)
+ * are both sysmem_cgroup_unreclaimable(), from the same memory.stat text.
+ */
+
+/* The figure from text by each path's parser: the watch's, and sysmem's keys */
+static void
+both_paths(const char *text, int version, int64_t usage, int64_t *watch, int64_t *room_path)
+{
+	pressure_cgroup_stat st;
+	sysmem_cgmem m;
+	procfs_fieldset fs = keys_fieldset(version == 2 ? &keys_cgroup_v2_stat : &keys_cgroup_v1_stat, &m);
+	const char *p = text;
+	const char *end = text + strlen(text);
+	const char *line;
+	size_t		llen;
+
+	pressure_parse_cgroup_stat(text, strlen(text), version, &st);
+	*watch = sysmem_cgroup_unreclaimable(usage, st.file, st.shmem, st.slab_reclaimable);
+	sysmem_cgmem_init(&m);
+	while ((line = procfs_next_line(&p, end, &llen)) != NULL)
+		procfs_fields_line(&fs, line, llen);
+	*room_path = sysmem_cgroup_unreclaimable(usage, m.file, m.shmem, m.slab_reclaimable);
+}
+
+static void
+test_one_figure(void)
+{
+	int64_t		a,
+				b;
+	const pressure_reading *r;
+	pressure_thresholds never = {101, 101, 0};
+	sysmem_cgroup cg;
+	sysmem_cgmem m;
+
+	/* the helper alone */
+	is_i64(sysmem_cgroup_unreclaimable(1000, 300, 100, 50), 1000 - 200 - 50,
+		   "unreclaimable: usage - (file - shmem) - slab_reclaimable");
+	is_i64(sysmem_cgroup_unreclaimable(1000, 300, 100, PROCFS_MISSING), 800,
+		   "unreclaimable: no slab_reclaimable (v1, an old v2) is none reclaimable");
+	is_i64(sysmem_cgroup_unreclaimable(1000, 300, 100, PROCFS_INVALID), 800,
+		   "unreclaimable: an unusable slab_reclaimable is none reclaimable");
+	is_i64(sysmem_cgroup_unreclaimable(1000, 300, 100, 900), 0,
+		   "unreclaimable: slab_reclaimable past what is left: 0, never below");
+	is_i64(sysmem_cgroup_unreclaimable(1000, 1500, 100, 0), 0, "unreclaimable: page cache past usage: 0");
+	is_i64(sysmem_cgroup_unreclaimable(INT64_MAX, INT64_MAX, 0, INT64_MAX), 0,
+		   "unreclaimable: INT64_MAX terms do not overflow");
+	ok(sysmem_cgroup_unreclaimable(PROCFS_MISSING, 300, 100, 0) == PROCFS_MISSING &&
+	   sysmem_cgroup_unreclaimable(1000, PROCFS_MISSING, 100, 0) == PROCFS_MISSING &&
+	   sysmem_cgroup_unreclaimable(1000, 300, PROCFS_INVALID, 0) == PROCFS_MISSING &&
+	   sysmem_cgroup_unreclaimable(1000, 100, 300, 0) == PROCFS_MISSING,
+	   "unreclaimable: unknown without usage, file or shmem, or with shmem past file");
+
+	/* the same text, by the watch's parser and by sysmem's keys */
+	both_paths("anon 100\nfile 300\nshmem 100\nslab_reclaimable 50\nslab 60\n", 2, 1000, &a, &b);
+	ok(a == 750 && b == 750, "one figure, v2 text: watch %lld, room's %lld", (long long) a, (long long) b);
+	both_paths("file 300\nshmem 100\nslab_unreclaimable 5\nslab_reclaimable 700\nslab 705\n", 2, 1000, &a, &b);
+	ok(a == 100 && b == 100, "one figure, v2 text, slab_reclaimable large: watch %lld, room's %lld",
+	   (long long) a, (long long) b);
+	both_paths("file 300\nshmem 100\nslab_reclaimable 900\n", 2, 1000, &a, &b);
+	ok(a == 0 && b == 0, "one figure, v2 text, slab_reclaimable past the rest: both 0");
+	both_paths("file 300\nshmem 100\nslab 60\n", 2, 1000, &a, &b);
+	ok(a == 800 && b == 800, "one figure, v2 text without slab_reclaimable: watch %lld, room's %lld",
+	   (long long) a, (long long) b);
+	both_paths("cache 1\nshmem 2\nslab_reclaimable 400\ntotal_cache 300\ntotal_shmem 100\n", 1, 1000, &a, &b);
+	ok(a == 800 && b == 800, "one figure, v1 text: the totals, no slab subtracted: watch %lld, room's %lld",
+	   (long long) a, (long long) b);
+
+	/*
+	 * The same files read by each path: the watch's tick (read_level) and
+	 * sysmem_read_cgmem (walk_limits), on a one-level cgroup: room = limit - used
+	 */
+	at_levels(2, "cgroup/v2-slab", NULL);
+	pressure_watch_tick(&w, 1000, &never);
+	r = &w.recent[w.newest];
+	is_i64(r->used[1], INT64_C(1231028224) - (524288000 - 134217728) - 536870912,
+		   "one figure, v2 files: the watch takes 512 MB of slab_reclaimable out");
+	memset(&cg, 0, sizeof(cg));
+	cg.version = 2;
+	snprintf(cg.mount, sizeof(cg.mount), "%s/cgroup/v2-slab", fixtures);
+	snprintf(cg.dir, sizeof(cg.dir), "%s", cg.mount);
+	sysmem_read_cgmem(&cg, &m);
+	is_i64(m.slab_reclaimable, 536870912, "one figure, v2 files: memory.stat slab_reclaimable read");
+	is_i64(m.room, r->limit[1] - r->used[1], "one figure, v2 files: room = memory.max - the watch's used");
+	ok(m.tight_room == m.room && m.tight_limit == r->limit[1], "one figure, v2 files: the tightest level's too");
+
+	at_levels(1, "cgroup/v1-limited", NULL);
+	pressure_watch_tick(&w, 1000, &never);
+	r = &w.recent[w.newest];
+	memset(&cg, 0, sizeof(cg));
+	cg.version = 1;
+	snprintf(cg.mount, sizeof(cg.mount), "%s/cgroup/v1-limited", fixtures);
+	snprintf(cg.dir, sizeof(cg.dir), "%s", cg.mount);
+	sysmem_read_cgmem(&cg, &m);
+	ok(r->used[1] == INT64_C(13000704) - 2097152 && m.room == r->limit[1] - r->used[1],
+	   "one figure, v1 files: room %lld = limit_in_bytes - the watch's used %lld",
+	   (long long) m.room, (long long) r->used[1]);
 }
 
 /* A last sample started at start, wall ms long, of cpu_us µs of CPU */
@@ -564,10 +674,175 @@ test_sample_spacing(void)
 		   "spacing: critical at 2 s: every 500 ms");
 }
 
+/* Memory pressure stall (linux/psi.h): the files' text, and the watch's signal */
+static void
+test_psi_parse(void)
+{
+	psi_memory m;
+	char	   *text;
+	size_t		len;
+	const struct
+	{
+		const char *text;
+		int			ret;
+		int32_t		some;
+		int32_t		full;
+		const char *what;
+	}			cases[] = {
+		{"some avg10=100.00 avg60=0 total=1\nfull avg10=0.00 total=0\n", 0, 10000, 0, "100.00 and 0.00"},
+		{"full avg10=7 total=0\nsome avg10=1.5 total=0", 0, 150, 700, "either order, no decimals or one"},
+		{"some avg10=100.01 total=1\nfull avg10=1.00\n", -1, -1, 100, "past 100%: not a figure"},
+		{"some avg10=-1.00\nfull avg10=1.001\n", -1, -1, -1, "a sign, three decimals: not figures"},
+		{"some avg60=1.00 total=1\nfull total=2 avg10=3.25\n", -1, -1, 325, "avg10 found anywhere on its line"},
+		{"some avg10=1.00 total=1\n", -1, 100, -1, "no full line (a cpu file's shape): not whole"},
+		{"somex avg10=1.00\n full avg10=1.00\nfull avg10=\n", -1, -1, -1, "only \"some \" and \"full \" lines"},
+		{"", -1, -1, -1, "empty"},
+	};
+
+	text = slurp("linux-6.18-pressure-memory", &len);
+	ok(psi_parse(text, len, &m) == 0 &&
+	   m.some_avg10 == 71 && m.full_avg10 == 15, "psi: the captured file: some 0.71%%, full 0.15%%");
+	free(text);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		int			ret = psi_parse(cases[i].text, strlen(cases[i].text), &m);
+
+		ok(ret == cases[i].ret && m.some_avg10 == cases[i].some && m.full_avg10 == cases[i].full,
+		   "psi: %s (%d: some %d, full %d)", cases[i].what, ret, m.some_avg10, m.full_avg10);
+	}
+	for (int bit = 1; bit <= PSI_MISSING_ALL; bit <<= 1)
+		ok(psi_missing_reason(bit) != NULL, "psi: missing bit 0x%02x has a reason: %s", bit,
+		   psi_missing_reason(bit));
+	ok(psi_missing_reason(PSI_MISSING_ALL + 1) == NULL, "psi: no reason for a bit that is none");
+}
+
+static void
+test_psi_read(void)
+{
+	sysmem_cgroup cg;
+	psi_memory m;
+	psi_server s;
+
+	memset(&cg, 0, sizeof(cg));
+	is_i64(psi_read_cgroup(&cg, &m), PSI_MISSING_CGROUP_NONE, "psi read: no cgroup found");
+	is_i64(psi_read_cgroup(NULL, &m), PSI_MISSING_CGROUP_NONE, "psi read: no cgroup given");
+	cg.version = 1;
+	is_i64(psi_read_cgroup(&cg, &m), PSI_MISSING_CGROUP_V1, "psi read: cgroup v1 has none per cgroup");
+	cg.version = 2;
+	snprintf(cg.dir, sizeof(cg.dir), "%s/cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres", fixtures);
+	ok(psi_read_cgroup(&cg, &m) == 0 && m.some_avg10 == 3147 && m.full_avg10 == 1250,
+	   "psi read: a v2 cgroup's memory.pressure (some 31.47%%, full 12.50%%)");
+	snprintf(cg.dir, sizeof(cg.dir), "%s/cgroup/v2-slab", fixtures);
+	ok(psi_read_cgroup(&cg, &m) == PSI_MISSING_CGROUP_OFF && m.full_avg10 == -1,
+	   "psi read: a v2 cgroup without memory.pressure: PSI off");
+	/* this machine's own, as the kernel has it: read, or said off (no /proc/pressure) */
+	psi_read_server(NULL, &s);
+	ok((s.missing & PSI_MISSING_CGROUP_NONE) &&
+	   ((s.missing & PSI_MISSING_MACHINE_OFF) ? s.machine.some_avg10 == -1 && access(PSI_MACHINE_PATH, F_OK) != 0 :
+		!(s.missing & PSI_MISSING_MACHINE_UNREADABLE) && s.machine.some_avg10 >= s.machine.full_avg10 &&
+		s.machine.full_avg10 >= 0 && s.machine.some_avg10 <= 10000),
+	   "psi read: this machine's %s (some %d, full %d hundredths)",
+	   (s.missing & PSI_MISSING_MACHINE_OFF) ? "is off" : "is read", s.machine.some_avg10, s.machine.full_avg10);
+}
+
+/* A reading of the machine and one cgroup level, and the cgroup's stall */
+static const pressure_state *
+stalled(int64_t at, int64_t used1, int32_t stall)
+{
+	pressure_reading r;
+
+	memset(&r, 0, sizeof(r));
+	r.at_ms = at;
+	r.nsources = 2;
+	r.used[0] = 100;
+	r.limit[0] = 1000;
+	r.used[1] = used1;
+	r.limit[1] = 1000;
+	r.stall_full = stall;
+	pressure_add_reading(&w, &r);
+	pressure_assess(&w, &stall_on);
+	return &w.state;
+}
+
+static void
+test_stall(void)
+{
+	const pressure_state *s;
+
+	fresh();
+	s = stalled(1000, 100, 999);
+	ok(s->level == PRESSURE_NONE, "stall: 9.99%% full is no pressure");
+	fresh();
+	s = stalled(1000, 100, 1000);
+	ok(s->level == PRESSURE_HIGH && s->now == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP_STALL &&
+	   s->used == -1 && s->limit == -1 && s->ms_to_limit == -1,
+	   "stall: 10%% full raises high, from the cgroup's stall, with no figures of use");
+	ok(strcmp(pressure_source_name(s->source), "cgroup stall") == 0, "stall: its source's name, cgroup stall");
+	s = stalled(3000, 100, 0);
+	ok(s->level == PRESSURE_HIGH && s->now == PRESSURE_NONE && s->source == PRESSURE_FROM_CGROUP_STALL,
+	   "stall: gone, the level holds, still named the stall");
+	s = stalled(6001, 100, 0);
+	ok(s->level == PRESSURE_NONE, "stall: 5 s after, no pressure");
+	fresh();
+	s = stalled(1000, 950, 10000);
+	ok(s->level == PRESSURE_CRITICAL && s->source == PRESSURE_FROM_CGROUP && s->used == 950,
+	   "stall: a cgroup past its critical threshold is critical from its use, whatever the stall");
+	fresh();
+	s = stalled(1000, 800, 10000);
+	ok(s->level == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP,
+	   "stall: never critical; high from the use where the use says high");
+	fresh();
+	s = stalled(1000, 100, -1);
+	ok(s->level == PRESSURE_NONE, "stall: unread (-1) is none");
+	/* a level held above what the newest reading shows names what raised it */
+	fresh();
+	stalled(1000, 950, 0);
+	s = stalled(3000, 100, 2000);
+	ok(s->level == PRESSURE_CRITICAL && s->now == PRESSURE_HIGH && s->source == PRESSURE_FROM_CGROUP &&
+	   s->used == 100 && s->limit == 1000,
+	   "stall: critical held from the cgroup's use, the stall high now: the cgroup named, with its figures");
+	/* the guard's watch (use_stall 0): a stall is nothing */
+	fresh();
+	add3(1000, 2, 100, 1000, 100, 1000, 0, 0);
+	w.recent[w.newest].stall_full = 5000;
+	pressure_assess(&w, &usual);
+	ok(w.state.level == PRESSURE_NONE, "stall: without use_stall (the guard's watch), 50%% full is no pressure");
+
+	/* the tick reads the server's cgroup's memory.pressure (v2 only) */
+	at_levels(2, "cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres", NULL);
+	snprintf(w.cgroup.dir, sizeof(w.cgroup.dir), "%s/cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres",
+			 fixtures);
+	pressure_watch_tick(&w, 1000, &(pressure_thresholds) {101, 101, 0});
+	ok(w.recent[w.newest].stall_full == -1, "stall: without use_stall the tick reads no memory.pressure");
+	s = pressure_watch_tick(&w, 1500, &(pressure_thresholds) {101, 101, 1});
+	ok(w.recent[w.newest].stall_full == 1250 && s->level == PRESSURE_HIGH &&
+	   s->source == PRESSURE_FROM_CGROUP_STALL, "stall: a tick reads the cgroup's 12.50%% full: high");
+	at_levels(1, "cgroup/linux-6.18-v1", NULL);
+	snprintf(w.cgroup.dir, sizeof(w.cgroup.dir), "%s/cgroup/v2-pressure/sys/fs/cgroup/pg.slice/postgres",
+			 fixtures);
+	pressure_watch_tick(&w, 1000, &(pressure_thresholds) {101, 101, 1});
+	ok(w.recent[w.newest].stall_full == -1, "stall: cgroup v1: not read");
+}
+
+/* The figures docs/history.md gives, by value: the names alone pass whatever they are */
+static void
+test_constants(void)
+{
+	is_i64(PRESSURE_HORIZON_MS, 10000, "constants: high when the growth reaches the limit within 10 s");
+	is_i64(PRESSURE_CRITICAL_HORIZON_MS, 2000, "constants: critical when it reaches it within 2 s");
+	is_i64(PRESSURE_HOLD_MS, 5000, "constants: a level holds 5 s after its cause");
+	is_i64(PRESSURE_RATE_WINDOW_MS, 1000, "constants: growth over the last second");
+	is_i64(PRESSURE_RATE_MIN_MS, 200, "constants: ... over 200 ms at least");
+	is_i64(PRESSURE_LEVELS_REFRESH_MS, 10000, "constants: the cgroup's levels looked up every 10 s");
+	is_i64(PRESSURE_SAMPLE_GAP_MS, 20, "constants: 20 ms at least between two samples");
+	is_i64(PRESSURE_STALL_PCT, 10, "constants: high at 10%% full stall of the server's cgroup");
+}
+
 int
 main(int argc, char **argv)
 {
 	fixtures = argc > 1 ? argv[1] : "test/fixtures";
+	test_constants();
 	test_names();
 	test_thresholds();
 	test_growth();
@@ -576,6 +851,10 @@ main(int argc, char **argv)
 	test_sources();
 	test_cgroup_stat();
 	test_tick_files();
+	test_one_figure();
 	test_sample_spacing();
+	test_psi_parse();
+	test_psi_read();
+	test_stall();
 	return tap_done();
 }
