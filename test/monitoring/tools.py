@@ -23,7 +23,7 @@ from tap import ok, done, execute, drop_role
 import toolrules as R
 
 ROLE = "procmem_tools"
-PLANNED = 34
+PLANNED = 38
 SLOW_SECONDS = 300
 
 
@@ -649,6 +649,113 @@ def check_sql_exporter(defn, runner):
     ])
 
 
+# --- OpenTelemetry collector (sqlqueryreceiver) -------------------------------
+
+OTEL_RECEIVER_KEYS = {"driver", "datasource", "collection_interval", "queries"}
+OTEL_METRIC_KEYS = {"metric_name", "value_column", "attribute_columns", "data_type", "value_type", "monotonic",
+                    "aggregation", "unit", "description", "static_attributes", "start_ts_column", "ts_column"}
+OTEL_UNITS = {"_bytes": "By", "_seconds": "s"}
+
+
+def check_otel(defn, runner):
+    def load():
+        return {f: load_yaml("otel", f) for f in ("pg_procmem.yaml", "pg_procmem_per_process.yaml")}
+
+    def receivers(docs):
+        return [(f, r, v) for f, d in docs.items() for r, v in (d.get("receivers") or {}).items()]
+
+    def fmt(docs):
+        p = []
+        for f, r, v in receivers(docs):
+            if not r.startswith("sqlquery/") or set(v) - OTEL_RECEIVER_KEYS or v.get("driver") != "postgres":
+                p.append("%s: %s: keys %s, driver %r" % (f, r, sorted(v), v.get("driver")))
+            if "${env:PG_PROCMEM_DATASOURCE}" != v.get("datasource"):
+                p.append("%s: %s: datasource %r" % (f, r, v.get("datasource")))
+            for qy in v.get("queries") or []:
+                for m in qy.get("metrics") or []:
+                    n = m.get("metric_name")
+                    if set(m) - OTEL_METRIC_KEYS:
+                        p.append("%s: %s: unknown keys %s" % (f, n, sorted(set(m) - OTEL_METRIC_KEYS)))
+                    if m.get("data_type") not in ("gauge", "sum") or m.get("value_type") not in ("int", "double"):
+                        p.append("%s: %s: data_type %r value_type %r" % (f, n, m.get("data_type"), m.get("value_type")))
+                    if m.get("data_type") == "sum" and (m.get("monotonic") is not True
+                                                       or m.get("aggregation") != "cumulative"):
+                        p.append("%s: %s: a sum not monotonic and cumulative" % (f, n))
+                    if not str(m.get("description") or "").strip():
+                        p.append("%s: %s: no description" % (f, n))
+        main = docs["pg_procmem.yaml"]
+        pipes = (main.get("service") or {}).get("pipelines") or {}
+        want = sorted(r for f, r, _ in receivers(docs) if f == "pg_procmem.yaml")
+        if sorted((pipes.get("metrics/pg_procmem") or {}).get("receivers") or []) != want:
+            p.append("the pipeline metrics/pg_procmem does not take %s" % want)
+        for f, d in docs.items():
+            for name, pipe in ((d.get("service") or {}).get("pipelines") or {}).items():
+                if pipe.get("processors") != ["resource/pg_procmem"]:
+                    p.append("%s: %s: processors %s" % (f, name, pipe.get("processors")))
+        attrs = {a.get("key"): a.get("value") for a in
+                 ((main.get("processors") or {}).get("resource/pg_procmem") or {}).get("attributes") or []}
+        if attrs.get("service.instance.id") != "${env:PG_PROCMEM_INSTANCE}" or "service.name" not in attrs:
+            p.append("resource/pg_procmem sets %s" % attrs)
+        return p
+
+    def run(docs):
+        p = []
+        for f, r, v in receivers(docs):
+            for qy in v.get("queries") or []:
+                ms = qy.get("metrics") or []
+                labels = {a for m in ms for a in m.get("attribute_columns") or []}
+                values = {m.get("value_column") for m in ms}
+                res = runner.run(qy["sql"])
+                p += ["%s: %s: %s" % (f, r, x) for x in R.check_columns(res, labels, values)]
+                # the receiver logs an error at every collection for a NULL value
+                p += ["%s: %s: %s is NULL" % (f, r, c) for row in res["rows"] for c in values if row.get(c) is None]
+        return p
+
+    def kinds(docs):
+        got, tiers = {}, []
+        for f, r, v in receivers(docs):
+            slow = R.interval_seconds(v.get("collection_interval", "10s")) >= SLOW_SECONDS
+            for qy in v.get("queries") or []:
+                for m in qy.get("metrics") or []:
+                    name = str(m.get("metric_name"))
+                    g = next((g for g in defn if name.startswith("pg_procmem_%s_" % g)
+                              and name[len("pg_procmem_%s_" % g):] == m.get("value_column")), None)
+                    if g is None:
+                        tiers.append("%s: %s is no group's column" % (f, name))
+                        continue
+                    if (defn[g]["tier"] == "slow") != slow or defn[g]["opt_in"] != (f != "pg_procmem.yaml"):
+                        tiers.append("%s: %s (%s%s) in %s" % (f, name, defn[g]["tier"],
+                                                             ", opt-in" if defn[g]["opt_in"] else "", r))
+                    k = got.setdefault(g, {})
+                    for a in m.get("attribute_columns") or []:
+                        k[a] = "label"
+                    k[m["value_column"]] = "counter" if m.get("data_type") == "sum" else "gauge"
+        return kinds_problems(got, defn, False) + sorted(set(tiers))
+
+    def naming(docs):
+        p = []
+        for f, r, v in receivers(docs):
+            for qy in v.get("queries") or []:
+                for m in qy.get("metrics") or []:
+                    n = str(m.get("metric_name"))
+                    kind = "counter" if m.get("data_type") == "sum" else "gauge"
+                    p += R.naming_problems(n, kind)
+                    unit = next((u for sfx, u in OTEL_UNITS.items() if n.endswith(sfx)), None)
+                    # a unit of "1" would have Prometheus add _ratio to the name
+                    if m.get("unit") != unit:
+                        p.append("%s: unit %r, its name says %r" % (n, m.get("unit"), unit))
+        return p
+
+    tool("OpenTelemetry (sqlqueryreceiver)", load, [
+        ("receivers (driver postgres, PG_PROCMEM_DATASOURCE), metrics (gauge or cumulative monotonic sum, "
+         "a description), the pipelines and the resource processor naming the server", fmt),
+        ("as a pg_monitor role: each query returns exactly its attribute and value columns, no value NULL", run),
+        ("metrics.toml's groups, kinds as declared, no legacy names; the slow tier (only) in a receiver "
+         "collecting every %d s or less often; opt-in groups in their own file" % SLOW_SECONDS, kinds),
+        ("names as postgres_exporter's (Prometheus naming); units By and s where the name ends so, no other", naming),
+    ])
+
+
 # --- Zabbix agent 2 ------------------------------------------------------------
 
 UUID = re.compile(r"^[0-9a-f]{32}$")
@@ -887,6 +994,7 @@ def main():
         check_pgwatch(defn, runner)
         check_sql_exporter(defn, runner)
         check_zabbix(defn, runner)
+        check_otel(defn, runner)
     finally:
         drop_role(ROLE)
     if ok.__globals__["_n"] != PLANNED:
