@@ -597,6 +597,79 @@ ensure_postgres_exporter() {
 	echo "$bin"
 }
 
+# An OpenTelemetry Collector with the sqlquery receiver, for the monitoring
+# suite's test of monitoring/otel's configs; prints the binary's path.
+# Built once, by the collector's builder (ocb), from the Go module proxy
+# into $CACHE (a 75 MB binary), its Go caches in $CACHE/go (about 2.1 GB;
+# rm -rf it to clear), niced and one package at a time, beside the
+# timing-sensitive tests: about 7 minutes on 2 busy cores. Fails, saying
+# why, without a Go 1.25 or where the proxy cannot be reached (or refuses a
+# module of that version).
+OTELCOL_VERSION=${OTELCOL_VERSION:-v0.152.0}
+ensure_otelcol() {
+	local bin=$CACHE/otelcol-procmem-$OTELCOL_VERSION go dir why rc=0 contrib=github.com/open-telemetry/opentelemetry-collector-contrib
+	if [ ! -x "$bin" ]; then
+		cache_dir || return 1
+		if ! go=$(new_go 25); then
+			log "no Go 1.25 or later here: no OpenTelemetry Collector"
+			return 1
+		fi
+		# one run builds it (the other lane waits, then finds it built)
+		take_lock otelcol || return 1
+		if [ ! -x "$bin" ] && dir=$(mktemp -d "$CACHE/otelcol-build.XXXXXX"); then
+			log "building the OpenTelemetry Collector $OTELCOL_VERSION with $("$go" version) (a few minutes)"
+			# the providers' version is the one the builder's own default config names
+			(
+				export GOPATH=$CACHE/go GOMODCACHE=$CACHE/go/mod GOCACHE=$CACHE/go/build GOBIN=$CACHE/go/bin-$OTELCOL_VERSION \
+					GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+				"$go" mod download -json "go.opentelemetry.io/collector/cmd/builder@$OTELCOL_VERSION" >"$dir/proxy.json" || exit 3
+				nice -n 19 "$go" install -p 1 "go.opentelemetry.io/collector/cmd/builder@$OTELCOL_VERSION" || exit 3
+				providers=$(sed -n 's/.*gomod: *go.opentelemetry.io\/collector\/confmap\/provider\/envprovider \(v[0-9.]*\).*/\1/p' \
+					"$GOMODCACHE/go.opentelemetry.io/collector/cmd/builder@$OTELCOL_VERSION/internal/config/default.yaml")
+				[ -n "$providers" ] || exit 1
+				cat >"$dir/builder-config.yaml" <<-EOF
+					dist:
+					  name: otelcol-procmem
+					  description: OpenTelemetry Collector for pg_procmem's monitoring tests
+					  version: ${OTELCOL_VERSION#v}
+					  output_path: $dir/src
+					receivers:
+					  - gomod: $contrib/receiver/sqlqueryreceiver $OTELCOL_VERSION
+					processors:
+					  - gomod: $contrib/processor/resourceprocessor $OTELCOL_VERSION
+					exporters:
+					  - gomod: go.opentelemetry.io/collector/exporter/debugexporter $OTELCOL_VERSION
+					  - gomod: $contrib/exporter/fileexporter $OTELCOL_VERSION
+					  - gomod: $contrib/exporter/prometheusexporter $OTELCOL_VERSION
+					providers:
+					  - gomod: go.opentelemetry.io/collector/confmap/provider/envprovider $providers
+					  - gomod: go.opentelemetry.io/collector/confmap/provider/fileprovider $providers
+				EOF
+				# its own go mod tidy fails: generate only, and let go build resolve the rest
+				"$GOBIN/builder" --config "$dir/builder-config.yaml" --skip-get-modules --skip-compilation || exit 1
+				cd "$dir/src" && GOFLAGS="-mod=mod -buildvcs=false" nice -n 19 "$go" build -p 1 -trimpath -ldflags="-s -w" -o "$bin.$$" . &&
+					"$bin.$$" --version && mv -f "$bin.$$" "$bin"
+			) >"$dir/build.log" 2>&1 || rc=$?
+			if [ $rc -ne 0 ]; then
+				rm -f "$bin.$$"
+				why=$(grep -h -m 1 -E '"Error"|GOPROXY|proxy\.golang\.org|dial tcp|no such host|timeout|: (403|404|410)' \
+					"$dir/proxy.json" "$dir/build.log" 2>/dev/null | head -n 1 |
+					sed -E 's/^[[:space:]]*("Error": "|go: )//; s/",?$//; s/: reading https?:[^ ]*: /: /' | cut -c 1-200) || true
+				if [ $rc -eq 3 ] || [ -n "$why" ]; then
+					log "could not build the OpenTelemetry Collector $OTELCOL_VERSION: the Go module proxy ($("$go" env GOPROXY)) cannot be reached or refuses one of its modules (${why:-no answer})"
+				else
+					tail -n 15 "$dir/build.log" >&2
+					log "could not build the OpenTelemetry Collector $OTELCOL_VERSION (see above)"
+				fi
+			fi
+			rm -rf "$dir"
+		fi
+		drop_lock otelcol
+		[ -x "$bin" ] || return 1
+	fi
+	echo "$bin"
+}
+
 # new_go N: prints the path of a go that is Go 1.N or later: the one on
 # PATH or /usr/local/go's (an old distribution go on PATH must not hide a
 # newer one there); fails if neither is.
@@ -612,30 +685,43 @@ new_go() {
 	return 1
 }
 
-# Debian's prometheus-postgres-exporter package (0.11.1 on Debian 12),
-# unpacked into $CACHE rather than installed: installing it would start a
-# service on a machine with systemd. Unpacked aside and moved into place
-# once its binary runs, so that a cut download leaves nothing behind.
-# Prints the binary's path.
-debian_postgres_exporter() {
-	local dir=$CACHE/debian-postgres-exporter tmp deb
-	if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ]; then
+# debian_unpacked PACKAGE BINARY: Debian's PACKAGE unpacked into
+# $CACHE/debian-PACKAGE rather than installed (installing
+# prometheus-postgres-exporter or prometheus would start a service on a
+# machine with systemd). Unpacked aside and moved into place once BINARY
+# (a path inside the package) runs with --version, so that a cut download
+# leaves nothing behind. Prints BINARY's path.
+debian_unpacked() {
+	local pkg=$1 dir=$CACHE/debian-$1 tmp deb
+	if [ ! -x "$dir/$2" ]; then
 		# one run fills it (the other lane may be about to run what is there); apt's own lock too
 		cache_dir && take_lock apt || return 1
-		if [ ! -x "$dir/usr/bin/prometheus-postgres-exporter" ] &&
-			tmp=$(mktemp -d "$CACHE/debian-postgres-exporter.XXXXXX"); then
-			if (cd "$tmp" && { apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter ||
-					{ apt-get update -q && apt-get download -q -o APT::Sandbox::User=root prometheus-postgres-exporter; }; }) >&2 &&
-				deb=$(ls "$tmp"/prometheus-postgres-exporter_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
-				"$tmp/root/usr/bin/prometheus-postgres-exporter" --version >/dev/null 2>&1; then
+		if [ ! -x "$dir/$2" ] && tmp=$(mktemp -d "$CACHE/debian-$pkg.XXXXXX"); then
+			if (cd "$tmp" && { apt-get download -q -o APT::Sandbox::User=root "$pkg" ||
+					{ apt-get update -q && apt-get download -q -o APT::Sandbox::User=root "$pkg"; }; }) >&2 &&
+				deb=$(ls "$tmp/${pkg}"_*.deb) && dpkg-deb -x "$deb" "$tmp/root" &&
+				"$tmp/root/$2" --version >/dev/null 2>&1; then
 				rm -rf "$dir" && mv "$tmp/root" "$dir"
 			fi
 			rm -rf "$tmp"
 		fi
 		drop_lock apt
-		[ -x "$dir/usr/bin/prometheus-postgres-exporter" ] || return 1
+		[ -x "$dir/$2" ] || return 1
 	fi
-	echo "$dir/usr/bin/prometheus-postgres-exporter"
+	echo "$dir/$2"
+}
+
+# Debian's prometheus-postgres-exporter (0.11.1 on Debian 12).
+debian_postgres_exporter() {
+	debian_unpacked prometheus-postgres-exporter usr/bin/prometheus-postgres-exporter
+}
+
+# Debian's Prometheus (2.42 on Debian 12): prints the folder holding its
+# prometheus and promtool binaries (the alert rules' tests, the fleet
+# dashboard's).
+debian_prometheus() {
+	local bin
+	bin=$(debian_unpacked prometheus usr/bin/prometheus) && dirname "$bin"
 }
 
 # A venv with the Datadog Agent's check toolkit (datadog-checks-base and the
