@@ -606,8 +606,10 @@ ensure_postgres_exporter() {
 # why, without a Go 1.25 or where the proxy cannot be reached (or refuses a
 # module of that version).
 OTELCOL_VERSION=${OTELCOL_VERSION:-v0.152.0}
+# what it is built with: a binary of other components is another file
+OTELCOL_COMPONENTS=sqlquery-resource-debug-file-prometheus
 ensure_otelcol() {
-	local bin=$CACHE/otelcol-procmem-$OTELCOL_VERSION go dir why rc=0 contrib=github.com/open-telemetry/opentelemetry-collector-contrib
+	local bin=$CACHE/otelcol-procmem-$OTELCOL_VERSION-$OTELCOL_COMPONENTS go dir why rc=0 contrib=github.com/open-telemetry/opentelemetry-collector-contrib
 	if [ ! -x "$bin" ]; then
 		cache_dir || return 1
 		if ! go=$(new_go 25); then
@@ -616,6 +618,8 @@ ensure_otelcol() {
 		fi
 		# one run builds it (the other lane waits, then finds it built)
 		take_lock otelcol || return 1
+		# what a build cut short left (none runs now: the lock is ours)
+		rm -rf "$CACHE"/otelcol-build.*
 		if [ ! -x "$bin" ] && dir=$(mktemp -d "$CACHE/otelcol-build.XXXXXX"); then
 			log "building the OpenTelemetry Collector $OTELCOL_VERSION with $("$go" version) (a few minutes)"
 			# the providers' version is the one the builder's own default config names
@@ -656,7 +660,7 @@ ensure_otelcol() {
 					"$dir/proxy.json" "$dir/build.log" 2>/dev/null | head -n 1 |
 					sed -E 's/^[[:space:]]*("Error": "|go: )//; s/",?$//; s/: reading https?:[^ ]*: /: /' | cut -c 1-200) || true
 				if [ $rc -eq 3 ] || [ -n "$why" ]; then
-					log "could not build the OpenTelemetry Collector $OTELCOL_VERSION: the Go module proxy ($("$go" env GOPROXY)) cannot be reached or refuses one of its modules (${why:-no answer})"
+					log "could not build the OpenTelemetry Collector $OTELCOL_VERSION: the Go module proxy ($("$go" env GOPROXY)) or checksum database ($("$go" env GOSUMDB)) cannot be reached or refuses one of its modules (${why:-no answer})"
 				else
 					tail -n 15 "$dir/build.log" >&2
 					log "could not build the OpenTelemetry Collector $OTELCOL_VERSION (see above)"

@@ -56,6 +56,32 @@ def changed(v, up):
     return v * 2 if up else v / 2
 
 
+def mutations(a):
+    """(what, old, new) changes of one alert's rule that its cases must
+    notice: old None drops its for; else the first old in its expression
+    becomes new. A comparison is taken one at a time."""
+    out = []
+    if "for" in a:
+        out.append(("no for (it was %s)" % a["for"], None, None))
+    expr = a["expr_made"]
+    for op in (" > ", " < "):
+        for i in range(expr.count(op)):
+            # the i-th comparison of that kind takes its bound
+            out.append(("the %s%s taking its bound" % ("second " if i else "", op.strip()), op, bound(op, i)))
+    if "increase(" in expr:
+        out.append(("delta() for increase()", "increase(", "delta("))
+    # a rule whose lower side cannot be seen (a count is 1 or more where it exists): no >=
+    return [m for m in out if a.get("down", True) or m[1] != " > "]
+
+
+def bound(op, i):
+    """Makes the i-th op of an expression op= (a function of the rule)."""
+    def make(rule):
+        parts = rule["expr_made"].split(op)
+        return op.join(parts[:i + 1]) + op.rstrip() + "= " + op.join(parts[i + 1:])
+    return make
+
+
 def exported_names(gen):
     """Every name monitoring/postgres_exporter/pg_procmem.yaml exports."""
     names = set()
@@ -119,13 +145,25 @@ def main():
         # each threshold changed, up and down: some case must fail
         for a in alerts:
             for key, v in a["thresholds"].items():
-                for up in (True, False):
+                for up in (True, False) if a.get("down", True) else (True,):
                     w = changed(v, up)
                     mutated = gen.alert_rules(gen.load_alerts({(a["name"], key): w}), 0)
                     rc, out = run_tests(tmp, mutated, tests_text)
                     ok(rc != 0 and a["name"] in out,
                        "%s: with %s %s instead of %s, promtool test rules fails (on its cases)"
                        % (a["name"], key, gen.number(w), gen.number(v)), out[-1500:])
+        # and each comparison taking its bound, each for dropped, increase() made delta()
+        for a in alerts:
+            for what, old, new in mutations(a):
+                mutated = [dict(b) for b in alerts]
+                m = next(b for b in mutated if b["name"] == a["name"])
+                if old is None:
+                    del m["for"]
+                else:
+                    m["expr_made"] = new.join(m["expr_made"].split(old, 1)) if isinstance(new, str) else new(m)
+                rc, out = run_tests(tmp, gen.alert_rules(mutated, 0), tests_text)
+                ok(rc != 0 and a["name"] in out, "%s: with %s, promtool test rules fails (on its cases)"
+                   % (a["name"], what), out[-1500:])
         # and the cases are the shipped rules': unchanged, they pass from the temporary folder too
         rc, out = run_tests(tmp, gen.alert_rules(gen.load_alerts(), 0), tests_text)
         ok(rc == 0, "the rules made again pass the cases (the changed ones failed for their threshold)", out)

@@ -331,38 +331,67 @@ def check_target(prom, target, variables, instances, at):
     return True, "", labels
 
 
-# synthetic servers for the memory-limit panels: a cgroup limit with room
-# left, none (the exporter's NaN: MemAvailable / MemTotal stands in), and a
-# cgroup with no room left
-LIMITS = {"limited": (100, 400, 900, 1000, 0.25), "unlimited": ("NaN", "NaN", 300, 1000, 0.3),
-          "full": (0, 500, 800, 1000, 0.0)}
+# Synthetic servers for the panels whose figures are computed: (a metric
+# the query reads, {server: {series: value}}, {server: the figure}). The
+# memory limit: a cgroup with room left, none (the exporter's NaN:
+# MemAvailable / MemTotal stands in), one with no room left, and one whose
+# cgroup has room while the machine has not (the smaller share shows).
+# A connection's overhead and the client backends' page tables: a
+# checkpointer beside them, which no per-connection figure may count.
+SYS = "pg_procmem_system_%s"
+BT = 'pg_procmem_backend_type_%s{backend_type="%s"}'
+VALUE_CASES = [
+    ("pg_procmem_system_cgroup_room_bytes",
+     {server: {SYS % "cgroup_room_bytes": room, SYS % "cgroup_limit_bytes": limit,
+               SYS % "mem_available_bytes": avail, SYS % "mem_total_bytes": 1000}
+      for server, (room, limit, avail) in {"limited": (100, 400, 900), "unlimited": ("NaN", "NaN", 300),
+                                           "full": (0, 500, 800), "host_short": (990, 1000, 20)}.items()},
+     {"limited": 0.25, "unlimited": 0.3, "full": 0.0, "host_short": 0.02}),
+    ("pg_procmem_backend_type_overhead_bytes",
+     {server: {BT % ("overhead_bytes", "client backend"): overhead, BT % ("processes", "client backend"): n,
+               BT % ("overhead_bytes", "checkpointer"): 10000, BT % ("processes", "checkpointer"): 1}
+      for server, (overhead, n) in {"a": (3000, 3), "b": (500, 1)}.items()},
+     {"a": 1000, "b": 500}),
+    ("pg_procmem_backend_type_page_tables_bytes",
+     {server: {BT % ("page_tables_bytes", "client backend"): pt, BT % ("page_tables_bytes", "checkpointer"): 5000}
+      for server, pt in {"a": 700, "b": 300}.items()},
+     {"a": 700, "b": 300}),
+]
 
 
-def limit_panels(prom_dir, d, tmp):
-    """Each query reading the cgroup's room, run by promtool test rules on
-    LIMITS' series: the problems found (none: each server's expected share)."""
+def with_labels(series, server):
+    extra = 'job="%s",instance="%s"' % (JOB, server)
+    return series[:-1] + "," + extra + "}" if series.endswith("}") else series + "{" + extra + "}"
+
+
+def value_panels(prom_dir, d, tmp):
+    """Each per-server query reading one of VALUE_CASES' metrics, run by
+    promtool test rules on its synthetic servers: the problems found (none:
+    each server's figure as expected)."""
     promtool = os.path.join(prom_dir, "promtool")
     if not os.access(promtool, os.X_OK):
-        return ["no promtool in %s" % prom_dir]
-    exprs = [(title, t) for title, t in targets(d) if "pg_procmem_system_cgroup_room_bytes" in t["expr"]]
-    if not exprs:
-        return ["no panel reads pg_procmem_system_cgroup_room_bytes"]
-    series = []
-    for inst, values in LIMITS.items():
-        for metric, v in zip(("cgroup_room_bytes", "cgroup_limit_bytes", "mem_available_bytes",
-                              "mem_total_bytes"), values):
-            series.append({"series": 'pg_procmem_system_%s{job="%s",instance="%s"}' % (metric, JOB, inst),
-                           "values": " ".join([str(v)] * 10)})
-    variables = dict(MACROS, job=JOB, instance=grafana_regex(sorted(LIMITS)))
-    tests = [{"expr": substitute(t["expr"], variables), "eval_time": "5m",
-              "exp_samples": [{"labels": '{instance="%s"}' % i, "value": v[4]} for i, v in LIMITS.items()]}
-             for _, t in exprs]
-    path = os.path.join(tmp, "limits_test.yml")
-    with open(path, "w") as f:
-        json.dump({"rule_files": [], "evaluation_interval": "1m",
-                   "tests": [{"interval": "1m", "input_series": series, "promql_expr_test": tests}]}, f, indent=1)
-    r = subprocess.run([promtool, "test", "rules", path], capture_output=True, text=True, timeout=60)
-    return [] if r.returncode == 0 else [(r.stdout + r.stderr)[-3000:], [title for title, _ in exprs]]
+        return ["no promtool in %s" % prom_dir], 0
+    problems, n = [], 0
+    for metric, servers, want in VALUE_CASES:
+        exprs = [(title, t) for title, t in targets(d) if metric in t["expr"] and per_server(t)]
+        if not exprs:
+            problems.append("no per-server panel reads %s" % metric)
+            continue
+        series = [{"series": with_labels(name, server), "values": " ".join([str(v)] * 10)}
+                  for server, values in servers.items() for name, v in values.items()]
+        variables = dict(MACROS, job=JOB, instance=grafana_regex(sorted(servers)))
+        tests = [{"expr": substitute(t["expr"], variables), "eval_time": "5m",
+                  "exp_samples": [{"labels": '{instance="%s"}' % i, "value": v} for i, v in want.items()]}
+                 for _, t in exprs]
+        n += len(tests)
+        path = os.path.join(tmp, "values_test.yml")
+        with open(path, "w") as f:
+            json.dump({"rule_files": [], "evaluation_interval": "1m",
+                       "tests": [{"interval": "1m", "input_series": series, "promql_expr_test": tests}]}, f, indent=1)
+        r = subprocess.run([promtool, "test", "rules", path], capture_output=True, text=True, timeout=60)
+        if r.returncode:
+            problems += [(r.stdout + r.stderr)[-3000:], [title for title, _ in exprs]]
+    return problems, n
 
 
 def wait_for_targets(prom, process, instances, timeout=60):
@@ -475,10 +504,12 @@ def main():
                                                         if per_server(t) else "across servers"), why)
         ok(not pids, "no series a panel shows has a pid label", pids[:5])
 
-        # the memory-limit panels where a server has a cgroup limit, and where not
-        wrong_limits = limit_panels(prom_dir, d, tmp)
-        ok(not wrong_limits, "the memory-limit panels show the cgroup's room / limit, MemAvailable / MemTotal "
-           "where the limit is NaN (promtool test rules, synthetic servers)", wrong_limits)
+        # the figures: the memory limit's share with a cgroup limit and without, a
+        # connection's overhead, the client backends' page tables
+        wrong, n = value_panels(prom_dir, d, tmp)
+        ok(not wrong, "the %d per-server queries of the memory limit, overhead per connection and page tables "
+           "give each synthetic server its figure (the smaller of the cgroup's room / limit and MemAvailable / "
+           "MemTotal; client backends only; promtool test rules)" % n, wrong)
 
         # the check fails where a panel names metrics nobody exports
         title, t = next((title, t) for title, t in targets(d) if per_server(t))
