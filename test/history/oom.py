@@ -54,7 +54,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 from cluster import (OPTS, LOG, LOAD, pg_ctl, cgroup_memory_limit, cgroup_figures, into_cgroup,  # noqa: E402
                      wait_until, grows, session, close, killed_pid, crash_row, login_role, psql_as, pgbench,
-                     pgbench_init, temp_buffers, postmaster_pid, drop_stale_locks)
+                     pgbench_init, temp_buffers, postmaster_pid, drop_stale_locks, oom_kills as cgroup_oom_kills)
 from tap import ok, section, skip_rest, done, rows, value, execute, readme_questions, width  # noqa: E402
 
 CGROUP = os.environ.get("OOM_CGROUP", "")
@@ -405,13 +405,9 @@ def check_plpgsql():
 
 
 def oom_kills():
-    """The cgroup's OOM kill counter now."""
-    for name in ("memory.events", "memory.oom_control"):
-        path = os.path.join(CGROUP, name)
-        if os.path.exists(path):
-            with open(path) as f:
-                return int(dict(l.split()[:2] for l in f).get("oom_kill", -1))
-    return -1
+    """The cgroup's OOM kill counter now (-1: none)."""
+    kills = cgroup_oom_kills(CGROUP)
+    return -1 if kills is None else kills
 
 
 def check_whole():

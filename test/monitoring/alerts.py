@@ -19,6 +19,8 @@ import tempfile
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toolrules as R  # noqa: E402
 from tap import ok, skip, done
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -82,14 +84,6 @@ def bound(op, i):
     return make
 
 
-def exported_names(gen):
-    """Every name monitoring/postgres_exporter/pg_procmem.yaml exports."""
-    names = set()
-    for g in gen.groups_of(gen.load()):
-        names.update("%s_%s" % (g["metric"], c["name"]) for c in gen.columns(g, False) if c["kind"] != "label")
-    return names
-
-
 def main():
     global PROMTOOL
     if not sys.argv[1:] or not sys.argv[1]:
@@ -113,7 +107,7 @@ def main():
        "every alert has a case where it fires and one where it must not",
        [a["name"] for a in alerts if len({c["fires"] for c in a["cases"]}) < 2])
 
-    names = exported_names(gen)
+    names = set(R.exporter_file_series())
     used = {n for a in alerts for n in re.findall(r"pg_procmem_\w+", a["expr_made"])}
     ok(used and used <= names, "the %d series the rules name are all names the postgres_exporter file "
        "exports (so the OpenTelemetry files' too)" % len(used), sorted(used - names))

@@ -7,7 +7,6 @@ pg_procmem series against the server and /proc (TAP).
 """
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,6 +14,9 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toolrules as R  # noqa: E402
+from toolrules import free_port  # noqa: E402
 from tap import ok, skip, section, done, rows, value, execute, meminfo, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -23,17 +25,8 @@ ROLE = "procmem_exporter"
 PLANNED = 27
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def dsn(role=ROLE, dbname=None):
-    """The exporter's DATA_SOURCE_NAME as docs/monitoring.md shows it: search_path is sent
-    as a startup option (lib/pq passes unknown keys on)."""
-    return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
-        os.environ["PGHOST"], os.environ["PGPORT"], role, dbname or os.environ.get("PGDATABASE", "postgres"))
+    return R.dsn(role, dbname)
 
 
 def scrape(binary, queries_file, data_source=None):

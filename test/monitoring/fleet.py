@@ -30,6 +30,8 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toolrules as R  # noqa: E402
 from tap import ok, skip, done, rows, value, execute, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -96,34 +98,6 @@ def substitute(expr, variables):
 
 def metric_names(expr):
     return set(re.findall(r"\bpg_procmem_[a-z0-9_]+", expr))
-
-
-def exporter_metrics():
-    """The names monitoring/postgres_exporter/pg_procmem.yaml makes
-    (QUERY_COLUMN of every column not a LABEL), and of them the old names
-    its descriptions say are kept beside their new ones."""
-    names, legacy = set(), set()
-    group = column = usage = None
-    with open(QUERIES) as f:
-        for line in f:
-            m = re.match(r"^(pg_procmem_\w+):\s*$", line)
-            if m:
-                group = m.group(1)
-                continue
-            m = re.match(r"^    - (\w+):\s*$", line)
-            if m and group:
-                column = m.group(1)
-                continue
-            m = re.match(r'^        usage: "(\w+)"', line)
-            if m and column:
-                usage = m.group(1)
-                if usage != "LABEL":
-                    names.add(group + "_" + column)
-                continue
-            m = re.match(r'^        description: "(.*)"', line)
-            if m and column and usage != "LABEL" and ("old name of" in m.group(1) or "legacy" in m.group(1)):
-                legacy.add(group + "_" + column)
-    return names, legacy
 
 
 def structure(d):
@@ -244,12 +218,6 @@ class Cluster:
                 except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
                     pass
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def main_dsn():
-    """The test server's, as test/monitoring/exporter.py builds it."""
-    return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
-        os.environ["PGHOST"], os.environ["PGPORT"], ROLE, os.environ.get("PGDATABASE", "postgres"))
 
 
 def spawn(cmd, env=None, cwd=None):
@@ -436,7 +404,8 @@ def main():
     bad = structure(d)
     ok(not bad, "the dashboard: schemaVersion, a Prometheus datasource variable, the instance variable, "
        "every panel titled and described, on ${datasource}", bad)
-    names, legacy = exporter_metrics()
+    names = set(R.exporter_file_series(legacy=True))
+    legacy = names - set(R.exporter_file_series())
     used = set().union(*(metric_names(t["expr"]) for _, t in targets(d)))
     ok(used and used <= names and not used & legacy,
        "the %d pg_procmem metrics its panels read are pg_procmem.yaml's, none of its old names" % len(used),
@@ -449,7 +418,7 @@ def main():
     clusters, procs, tmp = [], [], tempfile.mkdtemp(prefix="pg_procmem.fleet-prometheus.")
     execute("DROP ROLE IF EXISTS %s; CREATE ROLE %s LOGIN IN ROLE pg_monitor" % (ROLE, ROLE))
     try:
-        dsns = {"main": main_dsn()}
+        dsns = {"main": R.dsn(ROLE)}
         for i in range(THROWAWAY):
             c = Cluster(bindir)
             clusters.append(c)

@@ -12,15 +12,16 @@ import json
 import math
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import toolrules as R  # noqa: E402
+from toolrules import free_port  # noqa: E402
 from tap import ok, skip, section, skip_rest, done, rows, value, execute, meminfo, drop_role
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -32,54 +33,19 @@ PROMETHEUS_TESTS = 4
 UNITS = (("_bytes", "By"), ("_seconds", "s"))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def dsn(role=ROLE):
-    """PG_PROCMEM_DATASOURCE as the otel files' header asks: a pg_monitor
-    role, search_path sent as a startup option."""
-    return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
-        os.environ["PGHOST"], os.environ["PGPORT"], role, os.environ.get("PGDATABASE", "postgres"))
-
-
 def expected(opt_in):
     """{metric name: (kind, unit, label columns)} of metrics.toml's groups
     (the default ones, or the opt-in ones), without the legacy columns."""
-    with open(os.path.join(REPO, "monitoring", "metrics.toml"), "rb") as f:
-        groups = tomllib.load(f)["group"]
-    out, legacy = {}, set()
-    for g in groups:
-        if g.get("opt_in", False) != opt_in:
+    out = {}
+    for g, d in R.load_definition().items():
+        if d["opt_in"] != opt_in:
             continue
-        labels = [c["name"] for c in g["columns"] if c["kind"] == "label"]
-        for c in g["columns"]:
-            if c["kind"] == "label":
-                continue
-            name = "pg_procmem_%s_%s" % (g["name"], c["name"])
-            if c.get("legacy", False):
-                legacy.add(name)
-                continue
-            unit = next((u for s, u in UNITS if c["name"].endswith(s)), "")
-            out[name] = (c["kind"], unit, labels)
-    return out, legacy
-
-
-def exporter_names(legacy):
-    """{name: TYPE} that postgres_exporter exports with its file
-    (namespace_column for the non-label columns), without the legacy names."""
-    import yaml
-    with open(os.path.join(REPO, "monitoring", "postgres_exporter", "pg_procmem.yaml")) as f:
-        doc = yaml.safe_load(f)
-    names = {}
-    for ns, q in doc.items():
-        for m in q["metrics"]:
-            (col, spec), = m.items()
-            if spec["usage"] != "LABEL" and "%s_%s" % (ns, col) not in legacy:
-                names["%s_%s" % (ns, col)] = spec["usage"].lower()
-    return names
+        labels = [c for c in d["order"] if d["columns"][c] == "label"]
+        for c in d["order"]:
+            if d["columns"][c] != "label" and c not in d["legacy"]:
+                unit = next((u for sfx, u in UNITS if c.endswith(sfx)), "")
+                out["pg_procmem_%s_%s" % (g, c)] = (d["columns"][c], unit, labels)
+    return out
 
 
 def attrs(lst):
@@ -207,7 +173,7 @@ class Collector:
         self.log = open(os.path.join(self.dir, "collector.log"), "w+")
         self.proc = subprocess.Popen(
             [binary] + ["--config=" + f for f in files] + ["--config=" + path],
-            env=dict(os.environ, PG_PROCMEM_DATASOURCE=dsn(), PG_PROCMEM_INSTANCE=INSTANCE),
+            env=dict(os.environ, PG_PROCMEM_DATASOURCE=R.dsn(ROLE), PG_PROCMEM_INSTANCE=INSTANCE),
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def running(self):
@@ -257,7 +223,7 @@ def main():
 
 
 def check(binary, has_prometheus):
-    want, legacy = expected(opt_in=False)
+    want = expected(opt_in=False)
     port = free_port() if has_prometheus else None
     c = Collector(binary, [os.path.join(OTEL, "pg_procmem.yaml")], ["metrics/pg_procmem"], port)
     prom = None
@@ -340,7 +306,7 @@ def check(binary, has_prometheus):
         ok(prom is not None, "the prometheus exporter served /metrics", log[-2000:])
         types, samples = prom or ({}, {})
         names = {n: t for n, t in types.items() if n.startswith("pg_procmem_")}
-        pe = exporter_names(legacy)
+        pe = R.exporter_file_series()
         ok(set(names) == set(pe), "its pg_procmem_* names are the postgres_exporter file's names (%d)" % len(pe),
            ["only the collector's: %s" % sorted(set(names) - set(pe)),
             "only postgres_exporter's: %s" % sorted(set(pe) - set(names))])
@@ -353,7 +319,7 @@ def check(binary, has_prometheus):
            (labels, one_prom(samples, "pg_procmem_system_mem_total_bytes")))
 
     # the opt-in file beside it: one series per process, a pid attribute
-    per, _ = expected(opt_in=True)
+    per = expected(opt_in=True)
     c = Collector(binary, [os.path.join(OTEL, "pg_procmem.yaml"), os.path.join(OTEL, "pg_procmem_per_process.yaml")],
                   ["metrics/pg_procmem", "metrics/pg_procmem_per_process"])
     try:

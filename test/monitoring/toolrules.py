@@ -1,9 +1,12 @@
-"""Helpers for test/monitoring/tools.py: monitoring/metrics.toml read into
-one shape, the shipped queries run as a pg_monitor role, Zabbix item keys and
-the JSONPath subset Zabbix templates use."""
+"""Helpers for test/monitoring/tools.py and the tests that run a tool:
+monitoring/metrics.toml read into one shape, the series the postgres_exporter
+file exports, a data source and a port for a tool, the shipped queries run as
+a pg_monitor role, Zabbix item keys and the JSONPath subset Zabbix templates
+use."""
 import json
 import os
 import re
+import socket
 import subprocess
 import tomllib
 
@@ -53,6 +56,38 @@ def load_definition():
             "column_help": {c["name"]: c.get("help") for c in cols},
             "order": order, "raw": e}
     return groups
+
+
+USAGE_KIND = {"LABEL": "label", "GAUGE": "gauge", "COUNTER": "counter"}
+
+
+def exporter_file_series(legacy=False):
+    """{series: kind} that postgres_exporter exports with
+    monitoring/postgres_exporter/pg_procmem.yaml (GROUP_COLUMN of each
+    column not a label); metrics.toml's legacy names only if legacy
+    (PyYAML). The OpenTelemetry files, the alert rules and the fleet
+    dashboard use these names."""
+    import yaml
+    with open(os.path.join(MON, "postgres_exporter", "pg_procmem.yaml")) as f:
+        doc = yaml.safe_load(f)
+    old = {"pg_procmem_%s_%s" % (g, c) for g, d in load_definition().items() for c in d["legacy"]}
+    return {"%s_%s" % (g, c): USAGE_KIND[m["usage"]] for g, q in doc.items() for item in q["metrics"]
+            for c, m in item.items() if m["usage"] != "LABEL" and (legacy or "%s_%s" % (g, c) not in old)}
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 nobody listens on, for a tool's endpoint."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dsn(role, dbname=None):
+    """A tool's libpq data source for the test server as docs/monitoring.md
+    shows it: search_path is sent as a startup option (lib/pq passes
+    unknown keys on)."""
+    return "host=%s port=%s user=%s dbname=%s sslmode=disable search_path=pg_catalog" % (
+        os.environ["PGHOST"], os.environ["PGPORT"], role, dbname or os.environ.get("PGDATABASE", "postgres"))
 
 
 def default_groups(defn):

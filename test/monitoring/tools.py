@@ -73,7 +73,7 @@ CNPG_QUERY_KEYS = {"query", "predicate_query", "metrics", "master", "primary", "
 EXPORTER_COLUMN_KEYS = {"usage", "description", "metric_mapping", "pg_version"}
 CNPG_COLUMN_KEYS = EXPORTER_COLUMN_KEYS | {"name"}
 USAGES = {"DISCARD", "LABEL", "COUNTER", "GAUGE", "MAPPEDMETRIC", "DURATION", "HISTOGRAM"}
-USAGE_KIND = {"LABEL": "label", "GAUGE": "gauge", "COUNTER": "counter"}
+USAGE_KIND = R.USAGE_KIND
 
 
 def exporter_columns(group):
